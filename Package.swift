@@ -1,0 +1,85 @@
+// swift-tools-version: 6.0
+
+import PackageDescription
+
+let package = Package(
+  name: "Tempo",
+  platforms: [
+    .iOS(.v15),
+    .macOS(.v13),
+    .tvOS(.v15),
+    .watchOS(.v9),
+  ],
+  products: [
+    .library(name: "TempoSchedulers", targets: ["TempoSchedulers"]),
+    .library(name: "TempoClocks", targets: ["TempoClocks"]),
+    .library(name: "TempoTestSupport", targets: ["TempoTestSupport"]),
+    .executable(name: "tempo-demo", targets: ["tempo-demo"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
+    .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
+  ],
+  targets: [
+    // The virtual timeline shared by the test schedulers and the test clocks. Package-internal:
+    // its API is `package`, so it is never part of Tempo's public surface.
+    .target(
+      name: "TempoCore",
+      dependencies: [
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay")
+      ]
+    ),
+    .target(
+      name: "TempoSchedulers",
+      dependencies: [
+        "TempoCore",
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+        .product(
+          name: "OpenCombineShim",
+          package: "OpenCombine",
+          condition: .when(platforms: [.linux, .android, .windows, .wasi, .openbsd])
+        ),
+      ]
+    ),
+    .target(
+      name: "TempoClocks",
+      dependencies: [
+        "TempoCore",
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    // Link this from test targets: it brings the piece of IssueReporting that lets a reported
+    // issue fail a Swift Testing test (on Linux it is otherwise only printed).
+    .target(
+      name: "TempoTestSupport",
+      dependencies: [
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay")
+      ]
+    ),
+    .executableTarget(
+      name: "tempo-demo",
+      dependencies: ["TempoSchedulers", "TempoClocks"]
+    ),
+    .testTarget(
+      name: "TempoCoreTests",
+      dependencies: ["TempoCore", "TempoTestSupport"]
+    ),
+    .testTarget(
+      name: "TempoSchedulersTests",
+      dependencies: ["TempoSchedulers", "TempoTestSupport"]
+    ),
+    .testTarget(
+      name: "TempoClocksTests",
+      dependencies: ["TempoClocks", "TempoTestSupport"]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)
+
+for target in package.targets {
+  target.swiftSettings = (target.swiftSettings ?? []) + [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+  ]
+}

@@ -1,0 +1,72 @@
+/// An array-backed binary min-heap.
+///
+/// Tempo's timeline keeps its pending work here, keyed by (date, scheduling sequence), so that
+/// scheduling and taking the next due item are both O(log n), however much work is pending.
+package struct BinaryHeap<Element: Comparable> {
+  package private(set) var storage: [Element] = []
+
+  package init() {}
+
+  package var count: Int { storage.count }
+  package var isEmpty: Bool { storage.isEmpty }
+
+  /// The smallest element. - Complexity: O(1)
+  package var min: Element? { storage.first }
+
+  /// Adds an element. - Complexity: O(log n)
+  package mutating func insert(_ element: Element) {
+    storage.append(element)
+    siftUp(from: storage.count - 1)
+  }
+
+  /// Removes and returns the smallest element. - Complexity: O(log n)
+  @discardableResult
+  package mutating func popMin() -> Element? {
+    guard !storage.isEmpty else { return nil }
+    if storage.count == 1 { return storage.removeLast() }
+    storage.swapAt(0, storage.count - 1)
+    let min = storage.removeLast()
+    siftDown(from: 0)
+    return min
+  }
+
+  /// Removes the elements for which `shouldBeRemoved` is true and restores the heap order.
+  /// - Complexity: O(n)
+  package mutating func removeAll(where shouldBeRemoved: (Element) -> Bool) {
+    storage.removeAll(where: shouldBeRemoved)
+    guard storage.count > 1 else { return }
+    for index in stride(from: storage.count / 2 - 1, through: 0, by: -1) {
+      siftDown(from: index)
+    }
+  }
+
+  /// Whether every parent orders before its children; for tests.
+  package var isValid: Bool {
+    storage.indices.dropFirst().allSatisfy { !(storage[$0] < storage[($0 - 1) / 2]) }
+  }
+
+  private mutating func siftUp(from index: Int) {
+    var child = index
+    while child > 0 {
+      let parent = (child - 1) / 2
+      guard storage[child] < storage[parent] else { return }
+      storage.swapAt(child, parent)
+      child = parent
+    }
+  }
+
+  private mutating func siftDown(from index: Int) {
+    var parent = index
+    let count = storage.count
+    while true {
+      let left = 2 * parent + 1
+      guard left < count else { return }
+      let right = left + 1
+      var smallest = left
+      if right < count, storage[right] < storage[left] { smallest = right }
+      guard storage[smallest] < storage[parent] else { return }
+      storage.swapAt(parent, smallest)
+      parent = smallest
+    }
+  }
+}

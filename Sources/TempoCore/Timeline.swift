@@ -1,0 +1,330 @@
+/// A virtual timeline: pending work ordered by (date, scheduling sequence), a current time that
+/// never runs backwards, and the rules for advancing it.
+///
+/// Both `TestScheduler` and `TestClock` are thin fronts over this one type, so the rules hold for
+/// both and are implemented once:
+///
+/// 1. `now` is set to an action's date before it runs; work scheduled while advancing that falls
+///    due by the target runs in the same advance.
+/// 2. Ties run in scheduling order; a repeating action keeps its first sequence number.
+/// 3. Time never runs backwards: work dated in the past runs at the current `now`; advancing to an
+///    earlier instant reports an issue and still runs what is due now.
+/// 4. A repeating action whose interval is zero, negative or not a number is reported and runs
+///    once; one whose interval is too small to move its date is reported and stops repeating.
+/// 5. `run` always returns: it stops after a bounded number of actions and reports what is left.
+/// 6. All state, `now` included, is behind one lock; actions run outside it, so any thread may
+///    schedule, cancel or advance, and an action may advance the timeline it runs on (the nested
+///    advance runs the work due by its own target, then the outer one carries on).
+///
+/// `Time` is the front's own time type and `Interval` its stride; `advancedBy` is how the front's
+/// time moves, so no conversion ever rounds a date.
+///
+/// - Complexity: scheduling and running an action are O(log n) for n pending actions;
+///   cancelling is O(1) (the entry is skipped when reached, and the heap is compacted when
+///   cancelled entries outnumber live ones, amortized O(1) per cancellation).
+package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveArithmetic>:
+  @unchecked Sendable
+{
+  package typealias Action = () -> Void
+
+  /// The work `run` may do beyond what was pending when it began before it gives up.
+  package static var runawayLimit: Int { 1_000_000 }
+
+  // Invariant: `lock` guards every stored `var` of this instance and the `action` of every
+  // `Handle` it created. No user code (an action, or a closure's deinit) runs while it is held.
+  private let lock = Lock()
+  private let advancedBy: (Time, Interval) -> Time
+  private let name: String
+  private var currentNow: Time
+  private var heap = BinaryHeap<Entry>()
+  private var nextSequence: UInt64 = 0
+  /// Heap entries whose handle was cancelled; they are dropped when reached or when compacting.
+  private var cancelledEntries = 0
+
+  /// Creates a timeline starting at `now`.
+  ///
+  /// - Parameters:
+  ///   - name: How issues name the owner, for example `"TestScheduler"`.
+  ///   - advancedBy: Moves a date by an interval, the way the owner's time type does.
+  package init(now: Time, name: String, advancedBy: @escaping (Time, Interval) -> Time) {
+    self.currentNow = now
+    self.name = name
+    self.advancedBy = advancedBy
+  }
+
+  /// The current virtual time.
+  package var now: Time { lock.withLock { currentNow } }
+
+  /// How many actions are waiting to run (cancelled ones excluded). - Complexity: O(1)
+  package var pendingCount: Int { lock.withLock { heap.count - cancelledEntries } }
+
+  /// The date of the next action that will run, if any. - Complexity: amortized O(1)
+  package var nextDate: Time? {
+    lock.withLock {
+      dropCancelledTop()
+      return heap.min?.date
+    }
+  }
+
+  // MARK: - Scheduling
+
+  /// Schedules `action` to run once at `date` (or at `now`, if `date` is in the past).
+  /// - Complexity: O(log n)
+  package func schedule(after date: Time, at location: SourceLocation, _ action: @escaping Action) {
+    let isInvalid = date != date
+    lock.withLock {
+      let due = currentNow < date ? date : currentNow
+      heap.insert(Entry(date: due, sequence: takeSequence(), job: .once(action)))
+    }
+    if isInvalid {
+      location.report(
+        "\(name) was asked to schedule work at \(date), which is not a valid date. It was "
+          + "scheduled at the current time instead."
+      )
+    }
+  }
+
+  /// Schedules `action` to run at `date` and then, if `interval` is given, every `interval`
+  /// after that, until the returned handle is cancelled.
+  /// - Complexity: O(log n)
+  package func schedule(
+    after date: Time,
+    interval: Interval?,
+    at location: SourceLocation,
+    _ action: @escaping Action
+  ) -> Handle {
+    var problems: [String] = []
+    if date != date {
+      problems.append(
+        "\(name) was asked to schedule work at \(date), which is not a valid date. It was "
+          + "scheduled at the current time instead."
+      )
+    }
+    var repeatEvery = interval
+    if let interval, !(interval > .zero) {
+      problems.append(
+        "\(name) was asked to repeat work every \(interval). A repeating interval must be "
+          + "greater than zero, so the work runs once and does not repeat."
+      )
+      repeatEvery = nil
+    }
+    let handle = Handle(timeline: self, interval: repeatEvery, action: action)
+    lock.withLock {
+      let due = currentNow < date ? date : currentNow
+      heap.insert(Entry(date: due, sequence: takeSequence(), job: .handle(handle)))
+    }
+    for problem in problems { location.report(problem) }
+    return handle
+  }
+
+  /// A pending action that can be cancelled.
+  package final class Handle: @unchecked Sendable {
+    // Invariant: `action` is read and written only under the owning timeline's lock. It is
+    // non-nil exactly while an entry for this handle is in the heap and still due to run.
+    fileprivate var action: Action?
+    fileprivate let interval: Interval?
+    private weak var timeline: Timeline?
+
+    fileprivate init(timeline: Timeline, interval: Interval?, action: @escaping Action) {
+      self.timeline = timeline
+      self.interval = interval
+      self.action = action
+    }
+
+    /// Cancels the action: it will not run again, and its closure is released at once.
+    /// Cancelling twice, after the action ran, or after the timeline is gone does nothing.
+    /// - Complexity: amortized O(1)
+    package func cancel() {
+      timeline?.cancel(self)
+    }
+  }
+
+  private func cancel(_ handle: Handle) {
+    let released: Action? = lock.withLock {
+      guard let action = handle.action else { return nil }
+      handle.action = nil
+      cancelledEntries += 1
+      if cancelledEntries > 32, cancelledEntries * 2 > heap.count {
+        heap.removeAll { entry in
+          if case .handle(let handle) = entry.job { return handle.action == nil }
+          return false
+        }
+        cancelledEntries = 0
+      }
+      return action
+    }
+    // The closure is released here, outside the lock: its captures' deinits are user code.
+    withExtendedLifetime(released) {}
+  }
+
+  // MARK: - Advancing
+
+  /// The instant an `advance(by:)` of `stride` moves to; reports a negative or invalid stride
+  /// and answers `now` for it.
+  package func target(advancingBy stride: Interval, at location: SourceLocation) -> Time {
+    let now = self.now
+    guard stride >= .zero else {
+      location.report(
+        "\(name) was asked to advance by \(stride), but a stride must be zero or more: time "
+          + "cannot run backwards. It ran the work due now and stayed at \(now)."
+      )
+      return now
+    }
+    return advancedBy(now, stride)
+  }
+
+  /// The instant an `advance(to:)` `instant` moves to; reports an instant before `now` (or an
+  /// invalid one) and answers `now` for it.
+  package func target(advancingTo instant: Time, at location: SourceLocation) -> Time {
+    let now = self.now
+    guard instant >= now else {
+      location.report(
+        "\(name) was asked to advance to \(instant), which is before its current time \(now). "
+          + "Time cannot run backwards: it ran the work due now and stayed at \(now)."
+      )
+      return now
+    }
+    return instant
+  }
+
+  /// Takes the next action due at or before `target` (any pending action if `target` is nil),
+  /// sets `now` to its date and re-arms it if it repeats. The caller runs the action.
+  /// - Complexity: O(log n)
+  package func takeNext(through target: Time?, at location: SourceLocation) -> Action? {
+    var problem: String?
+    let action: Action? = lock.withLock {
+      while let entry = heap.min {
+        if let target, target < entry.date { return nil }
+        heap.popMin()
+        let action: Action
+        switch entry.job {
+        case .once(let once):
+          action = once
+        case .handle(let handle):
+          guard let pending = handle.action else {
+            cancelledEntries -= 1
+            continue
+          }
+          action = pending
+          if let interval = handle.interval {
+            let next = advancedBy(entry.date, interval)
+            if entry.date < next {
+              heap.insert(Entry(date: next, sequence: entry.sequence, job: entry.job))
+            } else {
+              handle.action = nil
+              problem =
+                "\(name) could not repeat work every \(interval) after \(entry.date): the "
+                + "interval is too small to move the date, so the work stopped repeating."
+            }
+          } else {
+            handle.action = nil
+          }
+        }
+        if currentNow < entry.date { currentNow = entry.date }
+        return action
+      }
+      return nil
+    }
+    if let problem { location.report(problem) }
+    return action
+  }
+
+  /// Ends an advance: `now` becomes `target` unless it is already later.
+  package func finishAdvance(at target: Time) {
+    lock.withLock {
+      if currentNow < target { currentNow = target }
+    }
+  }
+
+  /// The most actions a `run` that begins now performs before giving up: `limit`, or by
+  /// default everything pending now plus ``runawayLimit`` more.
+  package func runBudget(limit: Int?) -> Int {
+    limit ?? (pendingCount + Self.runawayLimit)
+  }
+
+  /// Runs the actions due by `target` in order (all pending actions if `target` is nil), at
+  /// most `budget` of them, then sets `now` to `target`. Reports work left over when the budget
+  /// runs out.
+  package func drive(through target: Time?, budget: Int = .max, at location: SourceLocation) {
+    var remaining = budget
+    while remaining > 0, let action = takeNext(through: target, at: location) {
+      action()
+      remaining -= 1
+    }
+    finishDriving(through: target, budget: budget, remaining: remaining, at: location)
+  }
+
+  /// ``drive(through:budget:at:)`` for async code: after each action, and before the first,
+  /// it lets the work that the action made runnable go as far as it can (see ``Settling``).
+  package func drive(
+    through target: Time?,
+    budget: Int = .max,
+    at location: SourceLocation
+  ) async {
+    var remaining = budget
+    await Settling.settle()
+    while remaining > 0, let action = takeNext(through: target, at: location) {
+      action()
+      remaining -= 1
+      await Settling.settle()
+    }
+    finishDriving(through: target, budget: budget, remaining: remaining, at: location)
+  }
+
+  private func finishDriving(
+    through target: Time?,
+    budget: Int,
+    remaining: Int,
+    at location: SourceLocation
+  ) {
+    if let target { finishAdvance(at: target) }
+    if remaining == 0 { reportRunaway(budget: budget, at: location) }
+  }
+
+  /// Reports work still pending after `run` spent its budget of `budget` actions.
+  private func reportRunaway(budget: Int, at location: SourceLocation) {
+    let (count, next, now) = lock.withLock { () -> (Int, Time?, Time) in
+      dropCancelledTop()
+      return (heap.count - cancelledEntries, heap.min?.date, currentNow)
+    }
+    guard count > 0, let next else { return }
+    location.report(
+      "\(name) stopped running after \(budget) actions: \(count) still pending, the next "
+        + "due at \(next) (now is \(now)). Work that keeps rescheduling itself, like a repeating "
+        + "timer, never runs out; cancel it first, or advance to a specific time instead."
+    )
+  }
+
+  // MARK: - Private
+
+  private struct Entry: Comparable {
+    var date: Time
+    let sequence: UInt64
+    let job: Job
+
+    static func < (lhs: Entry, rhs: Entry) -> Bool {
+      lhs.date < rhs.date || (!(rhs.date < lhs.date) && lhs.sequence < rhs.sequence)
+    }
+
+    static func == (lhs: Entry, rhs: Entry) -> Bool {
+      lhs.sequence == rhs.sequence
+    }
+  }
+
+  private enum Job {
+    case once(Action)
+    case handle(Handle)
+  }
+
+  private func takeSequence() -> UInt64 {
+    defer { nextSequence &+= 1 }
+    return nextSequence
+  }
+
+  private func dropCancelledTop() {
+    while let entry = heap.min, case .handle(let handle) = entry.job, handle.action == nil {
+      heap.popMin()
+      cancelledEntries -= 1
+    }
+  }
+}

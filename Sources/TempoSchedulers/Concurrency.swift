@@ -1,0 +1,153 @@
+import TempoCore
+
+extension Scheduler {
+  /// Suspends the current task for `duration` of this scheduler's time.
+  ///
+  /// On a ``TestScheduler`` the task resumes when the test advances past the deadline, so async
+  /// code that waits on a scheduler is as testable as a publisher:
+  ///
+  /// ```swift
+  /// Task { try await scheduler.sleep(for: .seconds(5)); model.message = "Welcome!" }
+  /// await scheduler.advance(by: .seconds(5))
+  /// ```
+  ///
+  /// A duration of zero or less still goes through the scheduler: the task resumes when the
+  /// scheduler next runs the work due now (on a test scheduler, at the next `advance()`). It is
+  /// never turned into a repeating timer.
+  ///
+  /// Cancellation is prompt: a cancelled task throws `CancellationError` at once, and the
+  /// scheduled wake-up is cancelled where the scheduler allows it.
+  public func sleep(
+    for duration: SchedulerTimeType.Stride,
+    tolerance: SchedulerTimeType.Stride = .zero,
+    options: SchedulerOptions? = nil
+  ) async throws {
+    try await sleep(until: now.advanced(by: duration), tolerance: tolerance, options: options)
+  }
+
+  /// Suspends the current task until this scheduler's time reaches `deadline`.
+  ///
+  /// A deadline already reached resumes when the scheduler next runs the work due now.
+  /// See ``sleep(for:tolerance:options:)``.
+  public func sleep(
+    until deadline: SchedulerTimeType,
+    tolerance: SchedulerTimeType.Stride = .zero,
+    options: SchedulerOptions? = nil
+  ) async throws {
+    try Task.checkCancellation()
+    let sleeper = Sleeper()
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        guard sleeper.install(continuation) else { return }
+        let wait = now.distance(to: deadline)
+        if wait > .zero {
+          // The repeating form is the only cancellable one `Scheduler` has; the sleeper cancels
+          // it at its first tick, so it never repeats.
+          let cancellable = schedule(
+            after: deadline, interval: wait, tolerance: tolerance, options: options
+          ) { sleeper.resume() }
+          sleeper.hold(cancellable)
+        } else {
+          schedule(options: options) { sleeper.resume() }
+        }
+      }
+    } onCancel: {
+      sleeper.cancel()
+    }
+  }
+
+  /// An async sequence of this scheduler's time, one element every `interval`.
+  ///
+  /// ```swift
+  /// for await _ in scheduler.timer(interval: .seconds(1)) {
+  ///   count += 1
+  /// }
+  /// ```
+  ///
+  /// The first element comes one interval from now. Ending the iteration (or cancelling the
+  /// task that iterates) cancels the scheduled ticks.
+  public func timer(
+    interval: SchedulerTimeType.Stride,
+    tolerance: SchedulerTimeType.Stride = .zero,
+    options: SchedulerOptions? = nil
+  ) -> AsyncStream<SchedulerTimeType> {
+    // The stream's element is this scheduler's time; it is handed over, not shared.
+    let scheduler = UncheckedSendable(self)
+    return AsyncStream { continuation in
+      let cancellable = UncheckedSendable(
+        schedule(
+          after: now.advanced(by: interval), interval: interval, tolerance: tolerance,
+          options: options
+        ) {
+          continuation.yield(scheduler.value.now)
+        }
+      )
+      continuation.onTermination = cancelling(cancellable)
+    }
+  }
+
+  /// The time `work` took on this scheduler's clock.
+  ///
+  /// ```swift
+  /// let elapsed = scheduler.measure { scheduler.advance(by: 3) }   // 3 seconds
+  /// ```
+  public func measure(_ work: () throws -> Void) rethrows -> SchedulerTimeType.Stride {
+    let start = now
+    try work()
+    return start.distance(to: now)
+  }
+}
+
+/// A stream termination handler that cancels `cancellable`.
+private func cancelling<Element>(
+  _ cancellable: UncheckedSendable<any Cancellable>
+) -> @Sendable (AsyncStream<Element>.Continuation.Termination) -> Void {
+  { _ in cancellable.value.cancel() }
+}
+
+/// One suspended `sleep`: resumed exactly once, by the scheduler or by cancellation.
+private final class Sleeper: @unchecked Sendable {
+  // Invariant: `lock` guards every `var`; the continuation is resumed and the cancellable
+  // cancelled only after unlocking.
+  private let lock = Lock()
+  private var continuation: CheckedContinuation<Void, any Error>?
+  private var cancellable: (any Cancellable)?
+  private var isFinished = false
+
+  /// Stores the continuation; answers false (after resuming it) if the sleep was already
+  /// cancelled.
+  func install(_ continuation: CheckedContinuation<Void, any Error>) -> Bool {
+    let cancelled = lock.withLock {
+      if isFinished { return true }
+      self.continuation = continuation
+      return false
+    }
+    if cancelled { continuation.resume(throwing: CancellationError()) }
+    return !cancelled
+  }
+
+  /// Keeps the scheduled wake-up, or cancels it at once if the sleep is over.
+  func hold(_ cancellable: any Cancellable) {
+    let finished = lock.withLock {
+      if !isFinished { self.cancellable = cancellable }
+      return isFinished
+    }
+    if finished { cancellable.cancel() }
+  }
+
+  func resume() { finish(with: nil) }
+
+  func cancel() { finish(with: CancellationError()) }
+
+  private func finish(with error: (any Error)?) {
+    let (continuation, cancellable) = lock.withLock {
+      () -> (CheckedContinuation<Void, any Error>?, (any Cancellable)?) in
+      guard !isFinished else { return (nil, nil) }
+      isFinished = true
+      defer { (self.continuation, self.cancellable) = (nil, nil) }
+      return (self.continuation, self.cancellable)
+    }
+    cancellable?.cancel()
+    if let error { continuation?.resume(throwing: error) } else { continuation?.resume() }
+  }
+}

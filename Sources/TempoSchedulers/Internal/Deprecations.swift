@@ -1,0 +1,74 @@
+// Older spellings, kept so that code written against them compiles. Each forwards to the name
+// that replaced it.
+
+/// A scheduler that fails the test when used.
+@available(*, deprecated, renamed: "UnimplementedScheduler")
+public typealias FailingScheduler = UnimplementedScheduler
+
+/// A failing scheduler with the same time and options types as `Scheduler`.
+@available(*, deprecated, renamed: "UnimplementedSchedulerOf")
+public typealias FailingSchedulerOf<Scheduler> = UnimplementedSchedulerOf<Scheduler>
+where Scheduler: _CombineScheduler
+
+extension _TempoEpoch {
+  /// An unimplemented scheduler; the older name of `unimplemented`.
+  @available(*, deprecated, renamed: "unimplemented")
+  public static var failing: UnimplementedSchedulerOf<Self> { unimplemented }
+
+  /// An unimplemented scheduler whose issues start with `prefix`; the older name of
+  /// `unimplemented(_:)`.
+  @available(*, deprecated, renamed: "unimplemented(_:)")
+  public static func failing(_ prefix: String) -> UnimplementedSchedulerOf<Self> {
+    unimplemented(prefix)
+  }
+
+  /// A test scheduler; the older name of `test`.
+  @available(*, deprecated, renamed: "test")
+  public static var testScheduler: TestSchedulerOf<Self> { test }
+
+  /// An immediate scheduler; the older name of `immediate`.
+  @available(*, deprecated, renamed: "immediate")
+  public static var immediateScheduler: ImmediateSchedulerOf<Self> { immediate }
+}
+
+extension AnyScheduler
+where
+  SchedulerTimeType == DispatchQueue.SchedulerTimeType,
+  SchedulerOptions == DispatchQueue.SchedulerOptions
+{
+  /// An unimplemented dispatch queue scheduler; the older name of `unimplemented`.
+  @available(*, deprecated, renamed: "unimplemented")
+  public static var failing: Self { unimplemented }
+
+  /// The older name of `unimplemented(_:)`.
+  @available(*, deprecated, renamed: "unimplemented(_:)")
+  public static func failing(_ prefix: String) -> Self { unimplemented(prefix) }
+}
+
+extension AnyScheduler
+where
+  SchedulerTimeType == OperationQueue.SchedulerTimeType,
+  SchedulerOptions == OperationQueue.SchedulerOptions
+{
+  /// An unimplemented operation queue scheduler; the older name of `unimplemented`.
+  @available(*, deprecated, renamed: "unimplemented")
+  public static var failing: Self { unimplemented }
+
+  /// The older name of `unimplemented(_:)`.
+  @available(*, deprecated, renamed: "unimplemented(_:)")
+  public static func failing(_ prefix: String) -> Self { unimplemented(prefix) }
+}
+
+extension AnyScheduler
+where
+  SchedulerTimeType == RunLoop.SchedulerTimeType,
+  SchedulerOptions == RunLoop.SchedulerOptions
+{
+  /// An unimplemented run loop scheduler; the older name of `unimplemented`.
+  @available(*, deprecated, renamed: "unimplemented")
+  public static var failing: Self { unimplemented }
+
+  /// The older name of `unimplemented(_:)`.
+  @available(*, deprecated, renamed: "unimplemented(_:)")
+  public static func failing(_ prefix: String) -> Self { unimplemented(prefix) }
+}

@@ -1,0 +1,254 @@
+import TempoCore
+
+/// A scheduler whose current time and execution can be controlled in a deterministic manner.
+///
+/// Swap a live scheduler for a test scheduler to test how the flow of time affects publishers
+/// built with `debounce`, `throttle`, `delay`, `timeout`, `receive(on:)`, `subscribe(on:)`,
+/// timers and the like. Nothing scheduled on it runs until the test moves its time forward:
+///
+/// ```swift
+/// let scheduler = DispatchQueue.test
+/// var output: [Int] = []
+/// let cancellable = Just(1)
+///   .delay(for: 1, scheduler: scheduler)
+///   .sink { output.append($0) }
+///
+/// scheduler.advance(by: .milliseconds(999))
+/// XCTAssertEqual(output, [])
+/// scheduler.advance(by: .milliseconds(1))
+/// XCTAssertEqual(output, [1])
+/// ```
+///
+/// ## The timeline rules
+///
+/// 1. `now` is set to an action's date before the action runs; work scheduled while advancing
+///    that falls due by the target runs in the same advance.
+/// 2. Actions due at the same date run in the order they were scheduled; a repeating action keeps
+///    the place of its first scheduling.
+/// 3. Time never runs backwards: work dated in the past runs at the current `now`, and advancing
+///    to an earlier instant reports an issue and runs only what is due now.
+/// 4. A repeating action with an interval of zero or less is reported and runs once.
+/// 5. ``run(limit:fileID:filePath:line:column:)`` always returns: work that never runs out is
+///    stopped after a bound, with an issue naming what is still pending.
+/// 6. Any thread may schedule or cancel while another advances. Actions run outside the
+///    scheduler's lock; an action that advances the scheduler runs the work due by its own
+///    target right there, and the outer advance then carries on.
+/// 7. ``pendingActionCount``, ``nextActionDate`` and ``expectNoPendingActions(fileID:filePath:line:column:)``
+///    tell a test what is left.
+///
+/// Issues are reported with IssueReporting, so they fail XCTest and Swift Testing tests alike.
+/// Issues raised from a `schedule` call (which cannot carry a source location) point at the
+/// line that created the scheduler.
+///
+/// - Complexity: scheduling an action and running it are each O(log n) for n pending actions.
+public final class TestScheduler<SchedulerTimeType: Strideable, SchedulerOptions>:
+  Scheduler, @unchecked Sendable
+where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
+  // Invariant: the only state is `timeline`, which is set once and guards itself with a lock;
+  // `creation` is immutable.
+  private let timeline: Timeline<SchedulerTimeType, SchedulerTimeType.Stride>
+  private let creation: SourceLocation
+
+  /// The minimum tolerance of the scheduler: always zero, since a test scheduler runs work at
+  /// exactly its date.
+  public let minimumTolerance: SchedulerTimeType.Stride = .zero
+
+  /// The scheduler's current time.
+  public var now: SchedulerTimeType { timeline.now }
+
+  /// Creates a test scheduler that starts at `now`.
+  ///
+  /// ```swift
+  /// let scheduler = TestScheduler<DispatchQueue.SchedulerTimeType, DispatchQueue.SchedulerOptions>(
+  ///   now: .init(.init(uptimeNanoseconds: 1))
+  /// )
+  /// ```
+  ///
+  /// The factories ``DispatchQueue/test``, ``RunLoop/test``, ``OperationQueue/test`` and
+  /// ``UIScheduler/test`` are shorter.
+  public init(
+    now: SchedulerTimeType,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    self.timeline = Timeline(now: now, name: "TestScheduler") { $0.advanced(by: $1) }
+    self.creation = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+
+  // MARK: - Advancing
+
+  /// Moves time forward by `stride`, running the work due along the way in order.
+  ///
+  /// `advance()` (a stride of zero) runs the work due now, such as what `receive(on:)` queued.
+  ///
+  /// - Complexity: O(k log n) for k actions run and n pending.
+  public func advance(
+    by stride: SchedulerTimeType.Stride = .zero,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    timeline.drive(through: timeline.target(advancingBy: stride, at: location), at: location)
+  }
+
+  /// Moves time forward to `instant`, running the work due along the way in order.
+  ///
+  /// An instant before `now` is reported as an issue; the scheduler then runs only the work due
+  /// now and keeps its time.
+  ///
+  /// - Complexity: O(k log n) for k actions run and n pending.
+  public func advance(
+    to instant: SchedulerTimeType,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    timeline.drive(through: timeline.target(advancingTo: instant, at: location), at: location)
+  }
+
+  /// Moves time forward by `stride`, letting the async work that each action releases run
+  /// before taking the next one.
+  ///
+  /// Use this form when the code under test awaits ``Scheduler/sleep(for:tolerance:options:)``
+  /// or iterates ``Scheduler/timer(interval:tolerance:options:)``.
+  public func advance(
+    by stride: SchedulerTimeType.Stride = .zero,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    await timeline.drive(through: timeline.target(advancingBy: stride, at: location), at: location)
+  }
+
+  /// Moves time forward to `instant`, letting the async work that each action releases run
+  /// before taking the next one.
+  public func advance(
+    to instant: SchedulerTimeType,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    await timeline.drive(through: timeline.target(advancingTo: instant, at: location), at: location)
+  }
+
+  /// Runs scheduled work until none is left, moving time to each action's date.
+  ///
+  /// Work that never runs out (a repeating timer nobody cancels) cannot be run to the end, so
+  /// `run` gives up after `limit` actions (by default, what is pending when it starts plus one
+  /// million) and reports an issue naming how much is pending and when the next is due.
+  ///
+  /// - Complexity: O(k log n) for k actions run and n pending.
+  public func run(
+    limit: Int? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    timeline.drive(through: nil, budget: timeline.runBudget(limit: limit), at: location)
+  }
+
+  /// Runs scheduled work until none is left, letting the async work that each action releases
+  /// run before taking the next one. Bounded like the synchronous ``run(limit:fileID:filePath:line:column:)``.
+  public func run(
+    limit: Int? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    await timeline.drive(through: nil, budget: timeline.runBudget(limit: limit), at: location)
+  }
+
+  // MARK: - Inspecting
+
+  /// How many actions are scheduled and not yet run (cancelled ones excluded).
+  /// A repeating action counts once. - Complexity: O(1)
+  public var pendingActionCount: Int { timeline.pendingCount }
+
+  /// The date of the next action that will run, or `nil` if nothing is pending.
+  public var nextActionDate: SchedulerTimeType? { timeline.nextDate }
+
+  /// Reports an issue if any work is still scheduled, naming how much and when it is due.
+  ///
+  /// ```swift
+  /// model.cancelButtonTapped()
+  /// scheduler.expectNoPendingActions()
+  /// ```
+  public func expectNoPendingActions(
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    let count = pendingActionCount
+    guard count > 0, let next = nextActionDate else { return }
+    SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column).report(
+      "TestScheduler has \(count) pending action\(count == 1 ? "" : "s"), the next due at "
+        + "\(next) (now is \(now))."
+    )
+  }
+
+  // MARK: - Scheduler
+
+  /// Schedules `action` to run at the current time, on the next advance.
+  public func schedule(options _: SchedulerOptions?, _ action: @escaping () -> Void) {
+    timeline.schedule(after: now, at: creation, action)
+  }
+
+  /// Schedules `action` to run at `date`, or at the current time if `date` is in the past.
+  public func schedule(
+    after date: SchedulerTimeType,
+    tolerance _: SchedulerTimeType.Stride,
+    options _: SchedulerOptions?,
+    _ action: @escaping () -> Void
+  ) {
+    timeline.schedule(after: date, at: creation, action)
+  }
+
+  /// Schedules `action` to run at `date` and every `interval` after that until cancelled.
+  ///
+  /// An interval of zero or less is reported as an issue, and the action then runs once.
+  public func schedule(
+    after date: SchedulerTimeType,
+    interval: SchedulerTimeType.Stride,
+    tolerance _: SchedulerTimeType.Stride,
+    options _: SchedulerOptions?,
+    _ action: @escaping () -> Void
+  ) -> any Cancellable {
+    let handle = timeline.schedule(after: date, interval: interval, at: creation, action)
+    return AnyCancellable { handle.cancel() }
+  }
+}
+
+/// A test scheduler with the same time and options types as `Scheduler`.
+///
+/// ```swift
+/// let scheduler: TestSchedulerOf<DispatchQueue> = DispatchQueue.test
+/// ```
+public typealias TestSchedulerOf<Scheduler> = TestScheduler<
+  Scheduler.SchedulerTimeType, Scheduler.SchedulerOptions
+> where Scheduler: _CombineScheduler
+
+extension _TempoEpoch {
+  /// A test scheduler with this scheduler's time and options types, starting at its epoch
+  /// (1 ns of uptime for dispatch time, the 1970 epoch for dates).
+  ///
+  /// ```swift
+  /// let mainQueue = DispatchQueue.test
+  /// let runLoop = RunLoop.test
+  /// ```
+  public static var test: TestSchedulerOf<Self> { TestScheduler(now: _tempoEpoch) }
+}

@@ -1,0 +1,88 @@
+import TempoCore
+
+/// A scheduler that runs its work on the main queue as soon as possible: at once when asked from
+/// the main thread, with a hop to the main queue otherwise.
+///
+/// `DispatchQueue.main.schedule` always hops, so an action scheduled from the main thread waits
+/// for the next turn of the run loop. That hop is visible in animations and in UI code that
+/// expects state to change synchronously:
+///
+/// ```swift
+/// apiClient.fetchUser()
+///   .receive(on: UIScheduler.shared)   // no hop when the value arrives on the main thread
+///   .assign(to: &$user)
+/// ```
+///
+/// Work never overtakes earlier work: while an action queued from another thread has not run
+/// yet, actions scheduled from the main thread queue up behind it instead of running at once.
+public struct UIScheduler: Scheduler, Sendable {
+  /// UI scheduler has no options.
+  public typealias SchedulerOptions = Never
+  /// The main queue's time type.
+  public typealias SchedulerTimeType = DispatchQueue.SchedulerTimeType
+
+  /// The UI scheduler.
+  public static let shared = UIScheduler()
+
+  /// The main queue's current time.
+  public var now: SchedulerTimeType { DispatchQueue.main.now }
+
+  /// The main queue's minimum tolerance.
+  public var minimumTolerance: SchedulerTimeType.Stride { DispatchQueue.main.minimumTolerance }
+
+  private init() {}
+
+  /// Runs `action` at once when called on the main thread with nothing queued before it;
+  /// otherwise queues it on the main queue.
+  public func schedule(options _: SchedulerOptions? = nil, _ action: @escaping () -> Void) {
+    if Thread.isMainThread, MainQueueBacklog.shared.isEmpty {
+      action()
+    } else {
+      MainQueueBacklog.shared.enqueue(action)
+    }
+  }
+
+  /// Schedules `action` on the main queue after `date`.
+  public func schedule(
+    after date: SchedulerTimeType,
+    tolerance: SchedulerTimeType.Stride,
+    options _: SchedulerOptions? = nil,
+    _ action: @escaping () -> Void
+  ) {
+    DispatchQueue.main.schedule(after: date, tolerance: tolerance, options: nil, action)
+  }
+
+  /// Schedules `action` on the main queue after `date`, repeating every `interval`.
+  public func schedule(
+    after date: SchedulerTimeType,
+    interval: SchedulerTimeType.Stride,
+    tolerance: SchedulerTimeType.Stride,
+    options _: SchedulerOptions? = nil,
+    _ action: @escaping () -> Void
+  ) -> any Cancellable {
+    DispatchQueue.main.schedule(
+      after: date, interval: interval, tolerance: tolerance, options: nil, action
+    )
+  }
+}
+
+/// Counts the UI scheduler's actions that were queued on the main queue and have not run yet.
+private final class MainQueueBacklog: @unchecked Sendable {
+  static let shared = MainQueueBacklog()
+
+  // Invariant: `count` is read and written only under `lock`.
+  private let lock = Lock()
+  private var count = 0
+
+  var isEmpty: Bool { lock.withLock { count == 0 } }
+
+  func enqueue(_ action: @escaping () -> Void) {
+    lock.withLock { count += 1 }
+    // The main queue runs the action on the main thread; it only crosses threads to get there.
+    let action = UncheckedSendable(action)
+    DispatchQueue.main.async {
+      self.lock.withLock { self.count -= 1 }
+      action.value()
+    }
+  }
+}

@@ -1,0 +1,220 @@
+import TempoCore
+
+/// A scheduler that fails the current test whenever it is used.
+///
+/// Give a feature an unimplemented scheduler in a test of a path that should not schedule
+/// anything. The test then documents that the path is free of asynchrony, and fails the day
+/// that stops being true:
+///
+/// ```swift
+/// func testFavoriteButton() {
+///   let model = CurrencyViewModel(apiClient: .mock, mainQueue: .unimplemented)
+///   model.currency = .mock
+///   model.favoriteButtonTapped()
+///   XCTAssertEqual(model.currency?.isFavorite, true)
+/// }
+/// ```
+///
+/// Each use (reading `now` or `minimumTolerance`, or scheduling) reports an issue through
+/// IssueReporting, which fails XCTest and Swift Testing tests alike. Scheduled actions never
+/// run. `now` answers the instant the scheduler was created with, so that code reading it can
+/// go on after the report.
+public struct UnimplementedScheduler<SchedulerTimeType: Strideable, SchedulerOptions>: Scheduler,
+  Sendable
+where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
+  private let storedNow: UncheckedSendable<SchedulerTimeType>
+  private let location: SourceLocation
+
+  /// A word that starts every issue this scheduler reports, to tell several apart.
+  public let prefix: String
+
+  /// The minimum tolerance; reading it reports an issue.
+  public var minimumTolerance: SchedulerTimeType.Stride {
+    report("A scheduler's minimum tolerance was read.")
+    return .zero
+  }
+
+  /// The scheduler's time; reading it reports an issue.
+  public var now: SchedulerTimeType {
+    report("A scheduler's current time was read.")
+    return storedNow.value
+  }
+
+  /// Creates an unimplemented scheduler.
+  ///
+  /// ```swift
+  /// let scheduler = UnimplementedSchedulerOf<DispatchQueue>(
+  ///   "mainQueue", now: .init(.init(uptimeNanoseconds: 1))
+  /// )
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - prefix: A word that starts each issue, such as the name of the dependency.
+  ///   - now: The time to answer when `now` is read.
+  public init(
+    _ prefix: String = "",
+    now: SchedulerTimeType,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    self.prefix = prefix
+    self.storedNow = UncheckedSendable(now)
+    self.location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+
+  /// Reports an issue; `action` never runs.
+  public func schedule(options _: SchedulerOptions?, _ action: @escaping () -> Void) {
+    report("An action was scheduled.")
+  }
+
+  /// Reports an issue; `action` never runs.
+  public func schedule(
+    after date: SchedulerTimeType,
+    tolerance _: SchedulerTimeType.Stride,
+    options _: SchedulerOptions?,
+    _ action: @escaping () -> Void
+  ) {
+    report("An action was scheduled after \(date).")
+  }
+
+  /// Reports an issue; `action` never runs.
+  public func schedule(
+    after date: SchedulerTimeType,
+    interval: SchedulerTimeType.Stride,
+    tolerance _: SchedulerTimeType.Stride,
+    options _: SchedulerOptions?,
+    _ action: @escaping () -> Void
+  ) -> any Cancellable {
+    report("An action was scheduled after \(date), repeating every \(interval).")
+    return AnyCancellable {}
+  }
+
+  private func report(_ what: String) {
+    let name = prefix.isEmpty ? "Unimplemented scheduler" : "Unimplemented scheduler: \(prefix)"
+    location.report(
+      "\(name) - \(what) This scheduler stands in for code that should not use a scheduler; "
+        + "give the feature a test or immediate scheduler if it is meant to."
+    )
+  }
+}
+
+/// An unimplemented scheduler with the same time and options types as `Scheduler`.
+///
+/// ```swift
+/// let scheduler: UnimplementedSchedulerOf<DispatchQueue> = .unimplemented("mainQueue")
+/// ```
+public typealias UnimplementedSchedulerOf<Scheduler> = UnimplementedScheduler<
+  Scheduler.SchedulerTimeType, Scheduler.SchedulerOptions
+> where Scheduler: _CombineScheduler
+
+extension _TempoEpoch {
+  /// An unimplemented scheduler with this scheduler's time and options types.
+  ///
+  /// ```swift
+  /// let model = Model(mainQueue: DispatchQueue.unimplemented)
+  /// ```
+  public static var unimplemented: UnimplementedSchedulerOf<Self> {
+    UnimplementedScheduler(now: _tempoEpoch)
+  }
+
+  /// An unimplemented scheduler with this scheduler's time and options types, whose issues
+  /// start with `prefix`.
+  public static func unimplemented(
+    _ prefix: String,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) -> UnimplementedSchedulerOf<Self> {
+    UnimplementedScheduler(
+      prefix, now: _tempoEpoch, fileID: fileID, filePath: filePath, line: line, column: column
+    )
+  }
+}
+
+extension AnyScheduler
+where
+  SchedulerTimeType == DispatchQueue.SchedulerTimeType,
+  SchedulerOptions == DispatchQueue.SchedulerOptions
+{
+  /// An unimplemented dispatch queue scheduler, type-erased.
+  public static var unimplemented: Self { DispatchQueue.unimplemented.eraseToAnyScheduler() }
+
+  /// An unimplemented dispatch queue scheduler whose issues start with `prefix`, type-erased.
+  public static func unimplemented(
+    _ prefix: String,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) -> Self {
+    DispatchQueue.unimplemented(
+      prefix, fileID: fileID, filePath: filePath, line: line, column: column
+    ).eraseToAnyScheduler()
+  }
+}
+
+extension AnyScheduler
+where SchedulerTimeType == UIScheduler.SchedulerTimeType, SchedulerOptions == Never {
+  /// An unimplemented UI scheduler, type-erased.
+  public static var unimplemented: Self { UIScheduler.unimplemented.eraseToAnyScheduler() }
+
+  /// An unimplemented UI scheduler whose issues start with `prefix`, type-erased.
+  public static func unimplemented(
+    _ prefix: String,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) -> Self {
+    UIScheduler.unimplemented(
+      prefix, fileID: fileID, filePath: filePath, line: line, column: column
+    ).eraseToAnyScheduler()
+  }
+}
+
+extension AnyScheduler
+where
+  SchedulerTimeType == OperationQueue.SchedulerTimeType,
+  SchedulerOptions == OperationQueue.SchedulerOptions
+{
+  /// An unimplemented operation queue scheduler, type-erased.
+  public static var unimplemented: Self { OperationQueue.unimplemented.eraseToAnyScheduler() }
+
+  /// An unimplemented operation queue scheduler whose issues start with `prefix`, type-erased.
+  public static func unimplemented(
+    _ prefix: String,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) -> Self {
+    OperationQueue.unimplemented(
+      prefix, fileID: fileID, filePath: filePath, line: line, column: column
+    ).eraseToAnyScheduler()
+  }
+}
+
+extension AnyScheduler
+where
+  SchedulerTimeType == RunLoop.SchedulerTimeType,
+  SchedulerOptions == RunLoop.SchedulerOptions
+{
+  /// An unimplemented run loop scheduler, type-erased.
+  public static var unimplemented: Self { RunLoop.unimplemented.eraseToAnyScheduler() }
+
+  /// An unimplemented run loop scheduler whose issues start with `prefix`, type-erased.
+  public static func unimplemented(
+    _ prefix: String,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) -> Self {
+    RunLoop.unimplemented(
+      prefix, fileID: fileID, filePath: filePath, line: line, column: column
+    ).eraseToAnyScheduler()
+  }
+}
