@@ -71,15 +71,14 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// Schedules `action` to run once at `date` (or at `now`, if `date` is in the past).
   /// - Complexity: O(log n)
   package func schedule(after date: Time, at location: SourceLocation, _ action: @escaping Action) {
-    let isInvalid = date != date
     lock.withLock {
       let due = currentNow < date ? date : currentNow
       heap.insert(Entry(date: due, sequence: takeSequence(), job: .once(action)))
     }
-    if isInvalid {
+    if date != date {
       location.report(
-        "\(name) was asked to schedule work at \(date), which is not a valid date. It was "
-          + "scheduled at the current time instead."
+        "\(name) was asked to schedule work at a date that is not a valid date (not equal "
+          + "to itself, like one made from NaN). It was scheduled at the current time instead."
       )
     }
   }
@@ -96,8 +95,8 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     var problems: [String] = []
     if date != date {
       problems.append(
-        "\(name) was asked to schedule work at \(date), which is not a valid date. It was "
-          + "scheduled at the current time instead."
+        "\(name) was asked to schedule work at a date that is not a valid date (not equal "
+          + "to itself, like one made from NaN). It was scheduled at the current time instead."
       )
     }
     var repeatEvery = interval
@@ -163,7 +162,8 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// and answers `now` for it.
   package func target(advancingBy stride: Interval, at location: SourceLocation) -> Time {
     let now = self.now
-    guard stride >= .zero else {
+    // `>=` alone lets NaN through for strides that derive it from `<`.
+    guard stride == stride, stride >= .zero else {
       location.report(
         "\(name) was asked to advance by \(stride), but a stride must be zero or more: time "
           + "cannot run backwards. It ran the work due now and stayed at \(now)."
@@ -177,6 +177,13 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// invalid one) and answers `now` for it.
   package func target(advancingTo instant: Time, at location: SourceLocation) -> Time {
     let now = self.now
+    guard instant == instant else {
+      location.report(
+        "\(name) was asked to advance to an instant that is not valid (not equal to itself, "
+          + "like one made from NaN). It ran the work due now and stayed at \(now)."
+      )
+      return now
+    }
     guard instant >= now else {
       location.report(
         "\(name) was asked to advance to \(instant), which is before its current time \(now). "

@@ -35,7 +35,7 @@ public struct UIScheduler: Scheduler, Sendable {
   /// Runs `action` at once when called on the main thread with nothing queued before it;
   /// otherwise queues it on the main queue.
   public func schedule(options _: SchedulerOptions? = nil, _ action: @escaping () -> Void) {
-    if Thread.isMainThread, MainQueueBacklog.shared.isEmpty {
+    if MainQueueBacklog.shared.isOnMainQueue, MainQueueBacklog.shared.isEmpty {
       action()
     } else {
       MainQueueBacklog.shared.enqueue(action)
@@ -74,7 +74,20 @@ private final class MainQueueBacklog: @unchecked Sendable {
   private let lock = Lock()
   private var count = 0
 
+  private let mainQueueKey = DispatchSpecificKey<UInt8>()
+
+  private init() {
+    DispatchQueue.main.setSpecific(key: mainQueueKey, value: 0)
+  }
+
   var isEmpty: Bool { lock.withLock { count == 0 } }
+
+  /// Whether the caller runs on the main queue. That is not always the main thread: on Linux,
+  /// once the main thread hands the main queue over (`dispatchMain()`), other threads drain it,
+  /// and `@MainActor` code runs there.
+  var isOnMainQueue: Bool {
+    DispatchQueue.getSpecific(key: mainQueueKey) != nil || Thread.isMainThread
+  }
 
   func enqueue(_ action: @escaping () -> Void) {
     lock.withLock { count += 1 }

@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+
+/// Runs `body` and expects it to report one issue per fragment, each containing its fragment.
+func expectIssues(
+  _ fragments: String...,
+  sourceLocation: SourceLocation = #_sourceLocation,
+  _ body: () throws -> Void
+) rethrows {
+  let reported = Reported()
+  try withKnownIssue(sourceLocation: sourceLocation) {
+    try body()
+  } matching: { issue in
+    reported.add(String(describing: issue))
+    return true
+  }
+  let texts = reported.texts
+  #expect(texts.count == fragments.count, "reported: \(texts)", sourceLocation: sourceLocation)
+  for fragment in fragments {
+    #expect(
+      texts.contains { $0.contains(fragment) }, "no issue says \"\(fragment)\": \(texts)",
+      sourceLocation: sourceLocation
+    )
+  }
+}
+
+/// The issue texts a known-issue matcher saw.
+private final class Reported: @unchecked Sendable {
+  // Invariant: `lock` guards `all`.
+  private let lock = NSLock()
+  private var all: [String] = []
+  func add(_ text: String) { lock.withLock { all.append(text) } }
+  var texts: [String] { lock.withLock { all } }
+}

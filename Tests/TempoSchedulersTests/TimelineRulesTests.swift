@@ -1,0 +1,352 @@
+import Foundation
+import Testing
+
+@testable import TempoSchedulers
+
+/// One test (or more) per rule of the virtual timeline, in the order the documentation gives them.
+@Suite struct TimelineRulesTests {
+  // MARK: Rule 1: `now` is the action's date; work scheduled on the way runs in the same advance
+
+  @Test func nowIsSetToEachActionsDateBeforeItRuns() {
+    let scheduler = DispatchQueue.test
+    var seen: [UInt64] = []
+    for seconds in [3, 1, 2] {
+      scheduler.schedule(after: scheduler.now.advanced(by: .seconds(seconds))) {
+        seen.append(scheduler.now.dispatchTime.uptimeNanoseconds)
+      }
+    }
+    scheduler.advance(by: 10)
+    #expect(seen == [1_000_000_001, 2_000_000_001, 3_000_000_001])
+    #expect(scheduler.now.dispatchTime.uptimeNanoseconds == 10_000_000_001)
+  }
+
+  @Test func workScheduledWhileAdvancingRunsInTheSameAdvanceWhenDue() {
+    let scheduler = DispatchQueue.test
+    var log: [String] = []
+    scheduler.schedule(after: scheduler.now.advanced(by: 1)) {
+      log.append("first")
+      scheduler.schedule(after: scheduler.now.advanced(by: 1)) { log.append("second") }
+      scheduler.schedule(after: scheduler.now.advanced(by: 5)) { log.append("too late") }
+    }
+    scheduler.advance(by: 2)
+    #expect(log == ["first", "second"])
+    #expect(scheduler.pendingActionCount == 1)
+  }
+
+  // MARK: Rule 2: ties run in scheduling order
+
+  @Test func tiesRunInSchedulingOrder() {
+    let scheduler = RunLoop.test
+    var log: [Int] = []
+    let date = scheduler.now.advanced(by: 1)
+    for index in 0..<100 {
+      scheduler.schedule(after: date) { log.append(index) }
+    }
+    scheduler.advance(by: 1)
+    #expect(log == Array(0..<100))
+  }
+
+  @Test func aRepeatingActionKeepsItsFirstPlaceInTies() {
+    let scheduler = DispatchQueue.test
+    var log: [String] = []
+    let timer = scheduler.schedule(after: scheduler.now.advanced(by: 1), interval: 1) {
+      log.append("timer")
+    }
+    // Scheduled after the timer, due at the timer's second tick.
+    scheduler.schedule(after: scheduler.now.advanced(by: 2)) { log.append("one-shot") }
+    scheduler.advance(by: 2)
+    #expect(log == ["timer", "timer", "one-shot"])
+    timer.cancel()
+  }
+
+  // MARK: Rule 3: time never runs backwards
+
+  @Test func workDatedInThePastRunsAtTheCurrentTime() {
+    let scheduler = DispatchQueue.test
+    scheduler.advance(by: 10)
+    var ranAt: UInt64?
+    scheduler.schedule(after: scheduler.now.advanced(by: -5)) {
+      ranAt = scheduler.now.dispatchTime.uptimeNanoseconds
+    }
+    #expect(scheduler.nextActionDate == scheduler.now)
+    scheduler.advance()
+    #expect(ranAt == 10_000_000_001)
+  }
+
+  @Test func advancingToAnEarlierInstantIsReportedAndRunsWhatIsDueNow() {
+    let scheduler = DispatchQueue.test
+    scheduler.advance(by: 10)
+    let start = scheduler.now
+    var ran = false
+    scheduler.schedule { ran = true }
+    expectIssues("before its current time") {
+      scheduler.advance(to: start.advanced(by: -1))
+    }
+    #expect(ran)
+    #expect(scheduler.now == start)
+  }
+
+  @Test func advancingByANegativeStrideIsReportedAndKeepsTheTime() {
+    let scheduler = OperationQueue.test
+    let start = scheduler.now
+    expectIssues("a stride must be zero or more") {
+      scheduler.advance(by: -1)
+    }
+    #expect(scheduler.now == start)
+  }
+
+  @Test func advancingByNaNIsReportedAndKeepsTheTime() {
+    let scheduler = RunLoop.test
+    let start = scheduler.now
+    expectIssues("a stride must be zero or more") {
+      scheduler.advance(by: .init(.nan))
+    }
+    #expect(scheduler.now == start)
+  }
+
+  @Test func workDatedAtNaNIsReportedAndRunsNow() {
+    let scheduler = RunLoop.test
+    var ran = false
+    expectIssues("not a valid date") {
+      scheduler.schedule(after: .init(Date(timeIntervalSinceReferenceDate: .nan))) { ran = true }
+    }
+    scheduler.advance()
+    #expect(ran)
+    #expect(scheduler.now == RunLoop.test.now)
+  }
+
+  // MARK: Rule 4: a repeating interval of zero or less runs once
+
+  @Test(arguments: [0, -1])
+  func aRepeatingIntervalOfZeroOrLessIsReportedAndRunsOnce(seconds: Int) {
+    let scheduler = DispatchQueue.test
+    var count = 0
+    var timer: (any Cancellable)?
+    expectIssues("must be greater than zero") {
+      timer = scheduler.schedule(after: scheduler.now, interval: .seconds(seconds)) { count += 1 }
+    }
+    scheduler.advance(by: 100)
+    #expect(count == 1)
+    #expect(scheduler.pendingActionCount == 0)
+    timer?.cancel()
+  }
+
+  @Test func aNaNIntervalIsReportedAndRunsOnce() {
+    let scheduler = RunLoop.test
+    var count = 0
+    var timer: (any Cancellable)?
+    expectIssues("must be greater than zero") {
+      timer = scheduler.schedule(after: scheduler.now, interval: .init(.nan)) { count += 1 }
+    }
+    scheduler.advance(by: 100)
+    #expect(count == 1)
+    timer?.cancel()
+  }
+
+  @Test func anIntervalTooSmallToMoveTheDateStopsRepeating() {
+    let scheduler = TestSchedulerOf<RunLoop>(now: .init(Date(timeIntervalSince1970: 1e9)))
+    var count = 0
+    var timer: (any Cancellable)?
+    timer = scheduler.schedule(after: scheduler.now, interval: .init(1e-300)) { count += 1 }
+    expectIssues("too small to move the date") {
+      scheduler.advance(by: 1)
+    }
+    #expect(count == 1)
+    #expect(scheduler.pendingActionCount == 0)
+    timer?.cancel()
+  }
+
+  // MARK: Rule 5: `run` always returns
+
+  @Test func runDrainsFiniteWorkAndEndsAtTheLastDate() {
+    let scheduler = DispatchQueue.test
+    var log: [Int] = []
+    for seconds in [5, 1, 1_000_000] {
+      scheduler.schedule(after: scheduler.now.advanced(by: .seconds(seconds))) {
+        log.append(seconds)
+      }
+    }
+    scheduler.run()
+    #expect(log == [1, 5, 1_000_000])
+    #expect(scheduler.now.dispatchTime.uptimeNanoseconds == 1_000_000_000_000_001)
+    #expect(scheduler.pendingActionCount == 0)
+  }
+
+  @Test func runStopsEndlessWorkAndSaysWhatIsPending() {
+    let scheduler = DispatchQueue.test
+    var count = 0
+    let timer = scheduler.schedule(after: scheduler.now, interval: 1) { count += 1 }
+    expectIssues("stopped running after 1000 actions: 1 still pending, the next due at") {
+      scheduler.run(limit: 1_000)
+    }
+    #expect(count == 1_000)
+    timer.cancel()
+  }
+
+  @Test func runWithTheDefaultBoundStopsARunawayTimer() {
+    let scheduler = DispatchQueue.test
+    var count = 0
+    let timer = scheduler.schedule(after: scheduler.now, interval: 1) { count += 1 }
+    expectIssues("1 still pending") {
+      scheduler.run()
+    }
+    #expect(count == 1_000_001)
+    timer.cancel()
+  }
+
+  @Test func runFinishesWorkThatCancelsItself() {
+    let scheduler = DispatchQueue.test
+    var count = 0
+    var timer: (any Cancellable)?
+    timer = scheduler.schedule(after: scheduler.now, interval: 1) {
+      count += 1
+      if count == 10 { timer?.cancel() }
+    }
+    scheduler.run()
+    #expect(count == 10)
+    #expect(scheduler.now.dispatchTime.uptimeNanoseconds == 9_000_000_001)
+  }
+
+  // MARK: Rule 6: thread safety and advancing from inside an action
+
+  @Test func anActionThatAdvancesRunsTheWorkDueByItsOwnTarget() {
+    let scheduler = DispatchQueue.test
+    var log: [String] = []
+    scheduler.schedule(after: scheduler.now.advanced(by: 1)) {
+      log.append("outer at 1")
+      scheduler.advance(by: 2)
+      log.append("outer resumes at \(scheduler.now.dispatchTime.uptimeNanoseconds / 1_000_000_000)")
+    }
+    scheduler.schedule(after: scheduler.now.advanced(by: 2)) { log.append("at 2") }
+    scheduler.schedule(after: scheduler.now.advanced(by: 4)) { log.append("at 4") }
+    scheduler.advance(by: 5)
+    #expect(log == ["outer at 1", "at 2", "outer resumes at 3", "at 4"])
+    #expect(scheduler.now.dispatchTime.uptimeNanoseconds == 5_000_000_001)
+  }
+
+  @Test func concurrentSchedulingAndCancellingWhileAdvancing() {
+    let scheduler = DispatchQueue.test
+    let counts = Counts(size: 8 * 1_000)
+    let cancellables = Counts.Cancellables()
+    DispatchQueue.concurrentPerform(iterations: 9) { worker in
+      if worker == 8 {
+        for _ in 0..<200 { scheduler.advance(by: .milliseconds(5)) }
+        return
+      }
+      for index in 0..<1_000 {
+        let id = worker * 1_000 + index
+        let date = scheduler.now.advanced(by: .milliseconds(index % 50))
+        if index % 4 == 0 {
+          let c = scheduler.schedule(after: date, interval: .seconds(1_000)) {
+            counts.ran(id, at: scheduler.now, due: date)
+          }
+          cancellables.add(c)
+          c.cancel()
+        } else {
+          scheduler.schedule(after: date) { counts.ran(id, at: scheduler.now, due: date) }
+        }
+      }
+    }
+    scheduler.advance(by: 60)
+    cancellables.cancelAll()
+    #expect(counts.earlyRuns == 0)
+    for id in 0..<8_000 {
+      let expected = id % 1_000 % 4 == 0 ? 0 : 1
+      #expect(counts.count(id) <= expected)
+      if expected == 1 { #expect(counts.count(id) == 1, "action \(id) lost") }
+    }
+    #expect(scheduler.pendingActionCount == 0)
+  }
+
+  // MARK: Rule 7: inspecting what is left
+
+  @Test func pendingWorkCanBeInspected() {
+    let scheduler = DispatchQueue.test
+    #expect(scheduler.pendingActionCount == 0)
+    #expect(scheduler.nextActionDate == nil)
+    scheduler.schedule(after: scheduler.now.advanced(by: 3)) {}
+    let timer = scheduler.schedule(after: scheduler.now.advanced(by: 2), interval: 1) {}
+    #expect(scheduler.pendingActionCount == 2)
+    #expect(scheduler.nextActionDate == scheduler.now.advanced(by: 2))
+    expectIssues("2 pending actions, the next due at") {
+      scheduler.expectNoPendingActions()
+    }
+    timer.cancel()
+    #expect(scheduler.pendingActionCount == 1)
+    #expect(scheduler.nextActionDate == scheduler.now.advanced(by: 3))
+    scheduler.advance(by: 3)
+    scheduler.expectNoPendingActions()
+  }
+
+  // MARK: Starting points and memory
+
+  @Test func dispatchTimeSchedulersStartAtOneNanosecond() {
+    #expect(DispatchQueue.test.now.dispatchTime.uptimeNanoseconds == 1)
+    #expect(UIScheduler.test.now.dispatchTime.uptimeNanoseconds == 1)
+    #expect(DispatchQueue.immediate.now.dispatchTime.uptimeNanoseconds == 1)
+    #expect(RunLoop.test.now.date == Date(timeIntervalSince1970: 0))
+    #expect(OperationQueue.test.now.date == Date(timeIntervalSince1970: 0))
+  }
+
+  @Test func cancellingReleasesTheClosureAtOnce() {
+    let scheduler = DispatchQueue.test
+    weak var weakBox: Box?
+    var timer: (any Cancellable)?
+    do {
+      let box = Box()
+      weakBox = box
+      timer = scheduler.schedule(after: scheduler.now.advanced(by: 1), interval: 1) {
+        _ = box
+      }
+    }
+    #expect(weakBox != nil)
+    timer?.cancel()
+    #expect(weakBox == nil)
+  }
+
+  @Test func manyCancellationsCompactThePendingWork() {
+    let scheduler = DispatchQueue.test
+    var ran = 0
+    let timers = (0..<10_000).map { index in
+      scheduler.schedule(after: scheduler.now.advanced(by: .milliseconds(index)), interval: 1) {
+        ran += 1
+      }
+    }
+    for timer in timers.dropFirst() { timer.cancel() }
+    #expect(scheduler.pendingActionCount == 1)
+    scheduler.advance(by: 10)
+    #expect(ran == 11)
+    timers[0].cancel()
+    #expect(scheduler.pendingActionCount == 0)
+  }
+}
+
+final class Box {}
+
+/// Per-action run counts, safe to update from any thread.
+final class Counts: @unchecked Sendable {
+  // Invariant: `lock` guards `runs` and `early`.
+  private let lock = NSLock()
+  private var runs: [Int]
+  private var early = 0
+
+  init(size: Int) { runs = Array(repeating: 0, count: size) }
+
+  func ran(_ id: Int, at now: DispatchQueue.SchedulerTimeType, due: DispatchQueue.SchedulerTimeType) {
+    lock.withLock {
+      runs[id] += 1
+      if now < due { early += 1 }
+    }
+  }
+
+  func count(_ id: Int) -> Int { lock.withLock { runs[id] } }
+  var earlyRuns: Int { lock.withLock { early } }
+
+  final class Cancellables: @unchecked Sendable {
+    // Invariant: `lock` guards `all`.
+    private let lock = NSLock()
+    private var all: [any Cancellable] = []
+    func add(_ c: any Cancellable) { lock.withLock { all.append(c) } }
+    func cancelAll() { lock.withLock { all }.forEach { $0.cancel() } }
+  }
+}
