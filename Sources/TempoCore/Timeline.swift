@@ -290,16 +290,45 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
 
   /// Reports work still pending after `run` spent its budget of `budget` actions.
   private func reportRunaway(budget: Int, at location: SourceLocation) {
-    let (count, next, now) = lock.withLock { () -> (Int, Time?, Time) in
-      dropCancelledTop()
-      return (heap.count - cancelledEntries, heap.min?.date, currentNow)
-    }
-    guard count > 0, let next else { return }
+    let (dates, count, now) = pendingSummary(first: 5)
+    guard count > 0 else { return }
     location.report(
-      "\(name) stopped running after \(budget) actions: \(count) still pending, the next "
-        + "due at \(next) (now is \(now)). Work that keeps rescheduling itself, like a repeating "
-        + "timer, never runs out; cancel it first, or advance to a specific time instead."
+      "\(name) stopped running after \(budget) actions: \(count) still pending, due at "
+        + "\(Self.describe(dates, of: count)) (now is \(now)). Work that keeps rescheduling "
+        + "itself, like a repeating timer, never runs out; cancel it first, or advance to a "
+        + "specific time instead."
     )
+  }
+
+  /// The dates of the first `first` pending actions in the order they will run, how many are
+  /// pending in all, and `now`. - Complexity: O(n log n); for diagnostics.
+  package func pendingSummary(first: Int) -> (dates: [Time], count: Int, now: Time) {
+    lock.withLock {
+      var live = heap
+      var dates: [Time] = []
+      while dates.count < first, let entry = live.popMin() {
+        if case .handle(let handle) = entry.job, handle.action == nil { continue }
+        dates.append(entry.date)
+      }
+      return (dates, heap.count - cancelledEntries, currentNow)
+    }
+  }
+
+  /// Reports an issue if anything is pending, naming how much and when it is due; `noun` names
+  /// the pending things ("action", "sleeper").
+  package func expectNothingPending(noun: String, at location: SourceLocation) {
+    let (dates, count, now) = pendingSummary(first: 5)
+    guard count > 0 else { return }
+    location.report(
+      "\(name) has \(count) pending \(noun)\(count == 1 ? "" : "s"), due at "
+        + "\(Self.describe(dates, of: count)) (now is \(now))."
+    )
+  }
+
+  /// "a, b, c and 7 more".
+  package static func describe(_ dates: [Time], of count: Int) -> String {
+    let listed = dates.map { "\($0)" }.joined(separator: ", ")
+    return count > dates.count ? "\(listed) and \(count - dates.count) more" : listed
   }
 
   // MARK: - Private

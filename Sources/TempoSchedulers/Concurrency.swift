@@ -46,7 +46,7 @@ extension Scheduler {
           let cancellable = schedule(
             after: deadline, interval: wait, tolerance: tolerance, options: options
           ) { sleeper.resume() }
-          sleeper.hold(cancellable)
+          sleeper.hold { cancellable.cancel() }
         } else {
           schedule(options: options) { sleeper.resume() }
         }
@@ -103,51 +103,4 @@ private func cancelling<Element>(
   _ cancellable: UncheckedSendable<any Cancellable>
 ) -> @Sendable (AsyncStream<Element>.Continuation.Termination) -> Void {
   { _ in cancellable.value.cancel() }
-}
-
-/// One suspended `sleep`: resumed exactly once, by the scheduler or by cancellation.
-private final class Sleeper: @unchecked Sendable {
-  // Invariant: `lock` guards every `var`; the continuation is resumed and the cancellable
-  // cancelled only after unlocking.
-  private let lock = Lock()
-  private var continuation: CheckedContinuation<Void, any Error>?
-  private var cancellable: (any Cancellable)?
-  private var isFinished = false
-
-  /// Stores the continuation; answers false (after resuming it) if the sleep was already
-  /// cancelled.
-  func install(_ continuation: CheckedContinuation<Void, any Error>) -> Bool {
-    let cancelled = lock.withLock {
-      if isFinished { return true }
-      self.continuation = continuation
-      return false
-    }
-    if cancelled { continuation.resume(throwing: CancellationError()) }
-    return !cancelled
-  }
-
-  /// Keeps the scheduled wake-up, or cancels it at once if the sleep is over.
-  func hold(_ cancellable: any Cancellable) {
-    let finished = lock.withLock {
-      if !isFinished { self.cancellable = cancellable }
-      return isFinished
-    }
-    if finished { cancellable.cancel() }
-  }
-
-  func resume() { finish(with: nil) }
-
-  func cancel() { finish(with: CancellationError()) }
-
-  private func finish(with error: (any Error)?) {
-    let (continuation, cancellable) = lock.withLock {
-      () -> (CheckedContinuation<Void, any Error>?, (any Cancellable)?) in
-      guard !isFinished else { return (nil, nil) }
-      isFinished = true
-      defer { (self.continuation, self.cancellable) = (nil, nil) }
-      return (self.continuation, self.cancellable)
-    }
-    cancellable?.cancel()
-    if let error { continuation?.resume(throwing: error) } else { continuation?.resume() }
-  }
 }

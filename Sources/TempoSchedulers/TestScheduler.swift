@@ -193,11 +193,9 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     line: UInt = #line,
     column: UInt = #column
   ) {
-    let count = pendingActionCount
-    guard count > 0, let next = nextActionDate else { return }
-    SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column).report(
-      "TestScheduler has \(count) pending action\(count == 1 ? "" : "s"), the next due at "
-        + "\(next) (now is \(now))."
+    timeline.expectNothingPending(
+      noun: "action",
+      at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
   }
 
