@@ -1,0 +1,256 @@
+import TempoCore
+
+/// A clock whose time moves only when a test tells it to.
+///
+/// Give a feature a `TestClock` instead of a `ContinuousClock` and a test can prove exactly how
+/// much time must pass before something happens, without waiting for it:
+///
+/// ```swift
+/// @MainActor
+/// final class FeatureModel {
+///   var message: String?
+///   let clock: any Clock<Duration>
+///   init(clock: any Clock<Duration>) { self.clock = clock }
+///
+///   func task() async {
+///     try? await clock.sleep(for: .seconds(5))
+///     message = "Welcome!"
+///   }
+/// }
+///
+/// func testWelcome() async {
+///   let clock = TestClock()
+///   let model = FeatureModel(clock: clock)
+///   Task { await model.task() }
+///   await clock.advance(by: .seconds(4))
+///   XCTAssertEqual(model.message, nil)
+///   await clock.advance(by: .seconds(1))
+///   XCTAssertEqual(model.message, "Welcome!")
+/// }
+/// ```
+///
+/// ## Semantics
+///
+/// The clock keeps its sleepers on the same virtual timeline as ``TempoSchedulers``'
+/// `TestScheduler`, so the same rules hold, and:
+///
+/// - A sleeper whose deadline has already been reached (`sleep(for: .zero)`, or `sleep(until:)`
+///   an instant at or before `now`) returns at once, without waiting for an advance, just as a
+///   live clock returns at once for such a deadline. (Swift Clocks suspends such a sleeper until
+///   the next advance when the deadline equals `now`; Tempo treats every reached deadline alike.)
+/// - Sleepers due at the same instant resume in the order they went to sleep.
+/// - A cancelled sleeper throws `CancellationError` at once and leaves nothing pending; sleeping
+///   in a task that is already cancelled throws at once.
+/// - `now` never runs backwards: advancing to an earlier instant reports an issue.
+/// - ``run(limit:fileID:filePath:line:column:)`` always returns: it is bounded in steps, not in
+///   wall-clock time, and names the sleepers still pending when it gives up.
+///
+/// - Complexity: going to sleep and being resumed are each O(log n) for n pending sleepers.
+public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, @unchecked Sendable {
+  /// An instant of a test clock: an offset from the clock's origin.
+  public struct Instant: InstantProtocol {
+    /// The time since the clock's origin.
+    public let offset: Duration
+
+    /// Creates the instant `offset` after the clock's origin.
+    ///
+    /// ```swift
+    /// let clock = TestClock(now: .init(offset: .seconds(10)))
+    /// ```
+    public init(offset: Duration = .zero) {
+      self.offset = offset
+    }
+
+    /// The instant `duration` after this one.
+    public func advanced(by duration: Duration) -> Self {
+      .init(offset: offset + duration)
+    }
+
+    /// The duration from this instant to `other`.
+    public func duration(to other: Self) -> Duration {
+      other.offset - offset
+    }
+
+    /// Whether `lhs` comes before `rhs`.
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+      lhs.offset < rhs.offset
+    }
+  }
+
+  // Invariant: the only state is `timeline`, which is set once and guards itself with a lock;
+  // `creation` is immutable.
+  private let timeline: Timeline<Instant, Duration>
+  private let creation: SourceLocation
+
+  /// The clock's resolution: zero, since a test clock wakes sleepers at exactly their deadline.
+  public let minimumResolution: Duration = .zero
+
+  /// The clock's current time.
+  public var now: Instant { timeline.now }
+
+  /// Creates a test clock starting at `now`.
+  ///
+  /// ```swift
+  /// let clock = TestClock()
+  /// ```
+  public init(
+    now: Instant = .init(),
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    self.timeline = Timeline(now: now, name: "TestClock") { $0.advanced(by: $1) }
+    self.creation = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+
+  /// Suspends until the clock's time reaches `deadline`, or returns at once if it already has.
+  ///
+  /// Throws `CancellationError` at once if the task is (or becomes) cancelled; a cancelled
+  /// sleeper leaves nothing pending.
+  public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    try Task.checkCancellation()
+    guard now < deadline else { return }
+    let sleeper = Sleeper()
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        guard sleeper.install(continuation) else { return }
+        let handle = timeline.schedule(after: deadline, interval: nil, at: creation) {
+          sleeper.resume()
+        }
+        sleeper.hold { handle.cancel() }
+      }
+    } onCancel: {
+      sleeper.cancel()
+    }
+  }
+
+  /// Moves time forward by `duration`, resuming the sleepers due along the way in order and
+  /// letting the work each one releases run before taking the next.
+  public func advance(
+    by duration: Duration = .zero,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    await timeline.drive(through: timeline.target(advancingBy: duration, at: location), at: location)
+  }
+
+  /// Moves time forward to `deadline`, resuming the sleepers due along the way in order and
+  /// letting the work each one releases run before taking the next.
+  ///
+  /// A deadline before `now` is reported as an issue; the clock then keeps its time.
+  public func advance(
+    to deadline: Instant,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    await timeline.drive(through: timeline.target(advancingTo: deadline, at: location), at: location)
+  }
+
+  /// Resumes every sleeper, in order, until none is left, moving time to each deadline.
+  ///
+  /// Work that never stops sleeping (a timer nobody cancels) cannot be run to the end, so `run`
+  /// gives up after `limit` wake-ups (by default, what is pending when it starts plus one
+  /// million) and reports an issue that names the sleepers still pending.
+  ///
+  /// ```swift
+  /// model.stopTimerButtonTapped()
+  /// await clock.run()
+  /// XCTAssertEqual(model.count, 10)   // the stopped timer never ticks again
+  /// ```
+  public func run(
+    limit: Int? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    await timeline.drive(through: nil, budget: timeline.runBudget(limit: limit), at: location)
+  }
+
+  /// Runs every sleeper until none is left. The `timeout` is not used: Tempo's `run` is bounded
+  /// in steps, never in wall-clock time, so it cannot fail because a machine is slow.
+  @available(*, deprecated, message: "'run' is bounded in steps, not wall-clock time; use 'run(limit:)'.")
+  public func run(
+    timeout _: Swift.Duration,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    await run(limit: nil, fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+
+  /// Throws ``SuspensionError`` if any task is sleeping on this clock, once the work already
+  /// started has had its chance to run.
+  ///
+  /// ```swift
+  /// model.stopTimerButtonTapped()
+  /// try await clock.checkSuspension()   // the timer is no longer sleeping
+  /// ```
+  public func checkSuspension() async throws {
+    await Settling.settle()
+    guard timeline.pendingCount == 0 else { throw SuspensionError() }
+  }
+
+  /// How many tasks are sleeping on this clock. - Complexity: O(1)
+  public var pendingSleeperCount: Int { timeline.pendingCount }
+
+  /// The instant the next sleeper wakes at, or `nil` if none is sleeping.
+  public var nextWakeUp: Instant? { timeline.nextDate }
+
+  /// Reports an issue if any task is sleeping on this clock, naming when each wakes.
+  public func expectNoPendingSleepers(
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    timeline.expectNothingPending(
+      noun: "sleeper",
+      at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    )
+  }
+}
+
+/// The error ``TestClock/checkSuspension()`` throws when tasks are sleeping on the clock.
+///
+/// ```swift
+/// await #expect(throws: SuspensionError.self) { try await clock.checkSuspension() }
+/// ```
+public struct SuspensionError: Error {
+  /// Creates the error.
+  public init() {}
+}
+
+extension TestClock where Duration == Swift.Duration {
+  /// Creates a test clock of `Swift.Duration`, starting at its origin.
+  ///
+  /// ```swift
+  /// let clock = TestClock()
+  /// ```
+  public convenience init() {
+    self.init(now: .init())
+  }
+}
+
+extension Clock where Self == TestClock<Swift.Duration> {
+  /// A new test clock.
+  ///
+  /// ```swift
+  /// let model = FeatureModel(clock: .test)
+  /// ```
+  public static var test: Self { TestClock() }
+}
+
+extension TestClock.Instant: CustomStringConvertible {
+  /// The offset from the clock's origin, such as `"5.0 seconds"`.
+  public var description: String { "\(offset)" }
+}
