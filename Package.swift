@@ -77,9 +77,10 @@ let package = Package(
 )
 
 for target in package.targets {
-  target.swiftSettings = (target.swiftSettings ?? []) + [
-    .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("InternalImportsByDefault"),
-    .enableUpcomingFeature("MemberImportVisibility"),
-  ]
+  target.swiftSettings =
+    (target.swiftSettings ?? []) + [
+      .enableUpcomingFeature("ExistentialAny"),
+      .enableUpcomingFeature("InternalImportsByDefault"),
+      .enableUpcomingFeature("MemberImportVisibility"),
+    ]
 }

@@ -135,7 +135,8 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, @unc
     column: UInt = #column
   ) async {
     let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    await timeline.drive(through: timeline.target(advancingBy: duration, at: location), at: location)
+    await timeline.drive(
+      through: timeline.target(advancingBy: duration, at: location), at: location)
   }
 
   /// Moves time forward to `deadline`, resuming the sleepers due along the way in order and
@@ -150,7 +151,8 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, @unc
     column: UInt = #column
   ) async {
     let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    await timeline.drive(through: timeline.target(advancingTo: deadline, at: location), at: location)
+    await timeline.drive(
+      through: timeline.target(advancingTo: deadline, at: location), at: location)
   }
 
   /// Resumes every sleeper, in order, until none is left, moving time to each deadline.
@@ -177,7 +179,9 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, @unc
 
   /// Runs every sleeper until none is left. The `timeout` is not used: Tempo's `run` is bounded
   /// in steps, never in wall-clock time, so it cannot fail because a machine is slow.
-  @available(*, deprecated, message: "'run' is bounded in steps, not wall-clock time; use 'run(limit:)'.")
+  @available(
+    *, deprecated, message: "'run' is bounded in steps, not wall-clock time; use 'run(limit:)'."
+  )
   public func run(
     timeout _: Swift.Duration,
     fileID: StaticString = #fileID,

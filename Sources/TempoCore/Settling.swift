@@ -2,18 +2,24 @@
 /// test scheduler takes its next step.
 ///
 /// This is the one place where async advancing decides how long to let other tasks run. For now
-/// it does what the established libraries do: it lets a number of low-priority tasks run to the
-/// end, one after the other, so that the tasks that higher-priority work made runnable get their
-/// turn first. That is a heuristic; a deterministic replacement that waits for quiescence by
-/// construction is planned, and will change only this file.
+/// it is a heuristic, like the established libraries' "mega-yield", but one that follows the
+/// order in which executors take work rather than task priorities: each round sends a probe
+/// through the global executor and the main actor and waits for it to come back. Work that was
+/// already queued on either runs before the probe gets through, so after the rounds, the work a
+/// resumption released has had that many turns to run until it suspends again. A deterministic
+/// replacement that waits for quiescence by construction is planned, and will change only this
+/// type.
 package enum Settling {
-  /// How many low-priority turns `settle` waits through.
-  package static var turns: Int { 20 }
+  /// How many probe rounds `settle` waits through.
+  package static var rounds: Int { 8 }
 
-  /// Gives other tasks a chance to run until they suspend.
+  /// Gives the work already queued on the global executor and the main actor its turns.
   package static func settle() async {
-    for _ in 0..<turns {
-      await Task.detached(priority: .background) { await Task.yield() }.value
+    for _ in 0..<rounds {
+      await Task.detached {
+        await MainActor.run {}
+        await Task.yield()
+      }.value
     }
   }
 }

@@ -125,7 +125,9 @@ extension Publishers {
     }
 
     fileprivate func remove(_ subscription: Inner) {
-      let removed = lock.withLock { subscriptions.removeValue(forKey: ObjectIdentifier(subscription)) }
+      let removed = lock.withLock {
+        subscriptions.removeValue(forKey: ObjectIdentifier(subscription))
+      }
       withExtendedLifetime(removed) {}
     }
 

@@ -41,3 +41,16 @@ final class Log<Value: Sendable>: @unchecked Sendable {
   func append(_ value: Value) { lock.withLock { all.append(value) } }
   var values: [Value] { lock.withLock { all } }
 }
+
+/// Lets other tasks run until `condition` holds: a wait on a state, not on time or a count of
+/// yields. Records an issue (instead of hanging) if the state is never reached.
+func waitUntil(
+  _ condition: () -> Bool,
+  sourceLocation: SourceLocation = #_sourceLocation
+) async {
+  for _ in 0..<1_000_000 {
+    if condition() { return }
+    await Task.yield()
+  }
+  Issue.record("the awaited state was never reached", sourceLocation: sourceLocation)
+}

@@ -9,6 +9,7 @@ import Testing
       try await clock.sleep(for: .seconds(3))
       return clock.now
     }
+    await waitUntil { clock.pendingSleeperCount == 1 }
     await clock.advance(by: .seconds(2))
     #expect(clock.pendingSleeperCount == 1)
     #expect(clock.nextWakeUp == .init(offset: .seconds(3)))
@@ -36,7 +37,7 @@ import Testing
         log.append(index)
       }
       // Each sleeper is asleep before the next task starts.
-      while clock.pendingSleeperCount <= index { await Task.yield() }
+      await waitUntil { clock.pendingSleeperCount == index + 1 }
     }
     await clock.advance(by: .seconds(1))
     #expect(log.values == Array(0..<20))
@@ -45,8 +46,7 @@ import Testing
   @Test func aCancelledSleeperThrowsAtOnceAndLeavesNothingPending() async {
     let clock = TestClock()
     let task = Task { try await clock.sleep(for: .seconds(1)) }
-    await clock.advance()
-    #expect(clock.pendingSleeperCount == 1)
+    await waitUntil { clock.pendingSleeperCount == 1 }
     task.cancel()
     await #expect(throws: CancellationError.self) { try await task.value }
     #expect(clock.pendingSleeperCount == 0)
@@ -85,6 +85,7 @@ import Testing
         ticks.append(count)
       }
     }
+    await waitUntil { clock.pendingSleeperCount == 1 }
     await expectIssues("stopped running after 50 actions: 1 still pending, due at 51.0 seconds") {
       await clock.run(limit: 50)
     }
@@ -97,6 +98,7 @@ import Testing
     let clock = TestClock()
     try await clock.checkSuspension()
     let task = Task { try await clock.sleep(for: .seconds(7)) }
+    await waitUntil { clock.pendingSleeperCount == 1 }
     await #expect(throws: SuspensionError.self) { try await clock.checkSuspension() }
     await expectIssues("TestClock has 1 pending sleeper, due at 7.0 seconds") {
       clock.expectNoPendingSleepers()
@@ -161,7 +163,8 @@ import Testing
     ) {
       _ = clock.now
       _ = clock.minimumResolution
-      try await clock.sleep(until: .init(rawValue: AnyClock(ImmediateClock()).now.advanced(by: .seconds(1))))
+      try await clock.sleep(
+        until: .init(rawValue: AnyClock(ImmediateClock()).now.advanced(by: .seconds(1))))
     }
   }
 
@@ -189,6 +192,7 @@ import Testing
     #expect(clock.now.duration(to: clock.now) == .zero)
     let start = clock.now
     let task = Task { try await clock.sleep(until: start.advanced(by: .seconds(2))) }
+    await waitUntil { test.pendingSleeperCount == 1 }
     await test.advance(by: .seconds(1))
     #expect(test.pendingSleeperCount == 1)
     await test.advance(by: .seconds(1))
@@ -207,8 +211,10 @@ import Testing
         ticks.append(instant.offset)
       }
     }
+    await waitUntil { clock.pendingSleeperCount == 1 }
     await clock.advance(by: .seconds(1))
-    #expect(ticks.values == [.milliseconds(250), .milliseconds(500), .milliseconds(750), .seconds(1)])
+    #expect(
+      ticks.values == [.milliseconds(250), .milliseconds(500), .milliseconds(750), .seconds(1)])
     task.cancel()
     await task.value
     #expect(clock.pendingSleeperCount == 0)

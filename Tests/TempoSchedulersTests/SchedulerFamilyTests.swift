@@ -26,7 +26,9 @@ import Testing
   }
 
   @Test func standsInForAnErasedScheduler() {
-    let schedulers: [AnySchedulerOf<DispatchQueue>] = [.immediate, DispatchQueue.immediate.eraseToAnyScheduler()]
+    let schedulers: [AnySchedulerOf<DispatchQueue>] = [
+      .immediate, DispatchQueue.immediate.eraseToAnyScheduler(),
+    ]
     for scheduler in schedulers {
       var ran = false
       scheduler.schedule { ran = true }
@@ -109,10 +111,18 @@ import Testing
   @Test func theClosureInitializerCallsEachClosure() {
     var calls: [String] = []
     let scheduler = AnySchedulerOf<DispatchQueue>(
-      minimumTolerance: { calls.append("tolerance"); return .zero },
-      now: { calls.append("now"); return .init(.init(uptimeNanoseconds: 7)) },
-      scheduleImmediately: { _, action in calls.append("immediately"); action() },
-      delayed: { _, _, _, action in calls.append("delayed"); action() },
+      minimumTolerance: {
+        calls.append("tolerance"); return .zero
+      },
+      now: {
+        calls.append("now"); return .init(.init(uptimeNanoseconds: 7))
+      },
+      scheduleImmediately: { _, action in
+        calls.append("immediately"); action()
+      },
+      delayed: { _, _, _, action in
+        calls.append("delayed"); action()
+      },
       interval: { _, _, _, _, action in
         calls.append("interval")
         action()
@@ -134,7 +144,8 @@ import Testing
   }
 
   @Test func liveFactoriesWrapTheLiveSchedulers() {
-    #expect(AnySchedulerOf<DispatchQueue>.main.minimumTolerance == DispatchQueue.main.minimumTolerance)
+    #expect(
+      AnySchedulerOf<DispatchQueue>.main.minimumTolerance == DispatchQueue.main.minimumTolerance)
     _ = AnySchedulerOf<DispatchQueue>.global(qos: .utility)
     _ = AnySchedulerOf<RunLoop>.main
     _ = AnySchedulerOf<OperationQueue>.main

@@ -32,3 +32,16 @@ private final class Reported: @unchecked Sendable {
   func add(_ text: String) { lock.withLock { all.append(text) } }
   var texts: [String] { lock.withLock { all } }
 }
+
+/// Lets other tasks run until `condition` holds: a wait on a state, not on time or a count of
+/// yields. Records an issue (instead of hanging) if the state is never reached.
+func waitUntil(
+  _ condition: () -> Bool,
+  sourceLocation: SourceLocation = #_sourceLocation
+) async {
+  for _ in 0..<1_000_000 {
+    if condition() { return }
+    await Task.yield()
+  }
+  Issue.record("the awaited state was never reached", sourceLocation: sourceLocation)
+}

@@ -227,7 +227,6 @@ import Testing
   @Test func concurrentSchedulingAndCancellingWhileAdvancing() {
     let scheduler = DispatchQueue.test
     let counts = Counts(size: 8 * 1_000)
-    let cancellables = Counts.Cancellables()
     DispatchQueue.concurrentPerform(iterations: 9) { worker in
       if worker == 8 {
         for _ in 0..<200 { scheduler.advance(by: .milliseconds(5)) }
@@ -237,23 +236,22 @@ import Testing
         let id = worker * 1_000 + index
         let date = scheduler.now.advanced(by: .milliseconds(index % 50))
         if index % 4 == 0 {
-          let c = scheduler.schedule(after: date, interval: .seconds(1_000)) {
+          let timer = scheduler.schedule(after: date, interval: .seconds(1_000)) {
             counts.ran(id, at: scheduler.now, due: date)
           }
-          cancellables.add(c)
-          c.cancel()
+          timer.cancel()
         } else {
           scheduler.schedule(after: date) { counts.ran(id, at: scheduler.now, due: date) }
         }
       }
     }
     scheduler.advance(by: 60)
-    cancellables.cancelAll()
-    #expect(counts.earlyRuns == 0)
+    #expect(counts.earlyRuns == 0, "an action ran before its date")
     for id in 0..<8_000 {
-      let expected = id % 1_000 % 4 == 0 ? 0 : 1
-      #expect(counts.count(id) <= expected)
-      if expected == 1 { #expect(counts.count(id) == 1, "action \(id) lost") }
+      // A cancelled timer may have fired once, if the advancing thread took it between its
+      // scheduling and its cancellation; it never fires again.
+      let expected = id % 1_000 % 4 == 0 ? 0...1 : 1...1
+      #expect(expected.contains(counts.count(id)), "action \(id) ran \(counts.count(id)) times")
     }
     #expect(scheduler.pendingActionCount == 0)
   }
@@ -325,14 +323,18 @@ final class Box {}
 
 /// Per-action run counts, safe to update from any thread.
 final class Counts: @unchecked Sendable {
-  // Invariant: `lock` guards `runs` and `early`.
+  // Invariant: `lock` guards every `var`.
   private let lock = NSLock()
   private var runs: [Int]
   private var early = 0
 
-  init(size: Int) { runs = Array(repeating: 0, count: size) }
+  init(size: Int) {
+    runs = Array(repeating: 0, count: size)
+  }
 
-  func ran(_ id: Int, at now: DispatchQueue.SchedulerTimeType, due: DispatchQueue.SchedulerTimeType) {
+  func ran(
+    _ id: Int, at now: DispatchQueue.SchedulerTimeType, due: DispatchQueue.SchedulerTimeType
+  ) {
     lock.withLock {
       runs[id] += 1
       if now < due { early += 1 }
@@ -341,12 +343,4 @@ final class Counts: @unchecked Sendable {
 
   func count(_ id: Int) -> Int { lock.withLock { runs[id] } }
   var earlyRuns: Int { lock.withLock { early } }
-
-  final class Cancellables: @unchecked Sendable {
-    // Invariant: `lock` guards `all`.
-    private let lock = NSLock()
-    private var all: [any Cancellable] = []
-    func add(_ c: any Cancellable) { lock.withLock { all.append(c) } }
-    func cancelAll() { lock.withLock { all }.forEach { $0.cancel() } }
-  }
 }

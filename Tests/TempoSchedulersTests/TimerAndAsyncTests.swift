@@ -32,7 +32,10 @@ import Testing
     let connection = timer.connect()
     subscriber.request(.max(2))
     scheduler.advance(by: 5)
-    #expect(subscriber.received.map { $0.dispatchTime.uptimeNanoseconds } == [1_000_000_001, 2_000_000_001])
+    #expect(
+      subscriber.received.map { $0.dispatchTime.uptimeNanoseconds } == [
+        1_000_000_001, 2_000_000_001,
+      ])
     subscriber.request(.max(1))
     scheduler.advance(by: 1)
     #expect(subscriber.received.count == 3)
@@ -68,6 +71,7 @@ import Testing
       try await scheduler.sleep(for: .seconds(5))
       return scheduler.now.dispatchTime.uptimeNanoseconds
     }
+    await waitUntil { scheduler.pendingActionCount == 1 }
     await scheduler.advance(by: .seconds(4))
     #expect(scheduler.pendingActionCount == 1)
     await scheduler.advance(by: .seconds(1))
@@ -78,6 +82,7 @@ import Testing
   @Test func sleepForZeroResumesOnTheNextAdvanceAndDoesNotRepeat() async throws {
     let scheduler = DispatchQueue.test
     let task = Task { try await scheduler.sleep(for: .zero) }
+    await waitUntil { scheduler.pendingActionCount == 1 }
     await scheduler.advance()
     try await task.value
     #expect(scheduler.pendingActionCount == 0)
@@ -87,6 +92,7 @@ import Testing
     let scheduler = DispatchQueue.test
     await scheduler.advance(by: 10)
     let task = Task { try await scheduler.sleep(until: .init(.init(uptimeNanoseconds: 5))) }
+    await waitUntil { scheduler.pendingActionCount == 1 }
     await scheduler.advance()
     try await task.value
     #expect(scheduler.pendingActionCount == 0)
@@ -95,8 +101,7 @@ import Testing
   @Test func cancellingASleepThrowsAtOnceAndLeavesNothingPending() async {
     let scheduler = DispatchQueue.test
     let task = Task { try await scheduler.sleep(for: .seconds(5)) }
-    await scheduler.advance()  // lets the task reach its sleep
-    #expect(scheduler.pendingActionCount == 1)
+    await waitUntil { scheduler.pendingActionCount == 1 }
     task.cancel()
     await #expect(throws: CancellationError.self) { try await task.value }
     #expect(scheduler.pendingActionCount == 0)
@@ -122,6 +127,7 @@ import Testing
       }
       return ticks
     }
+    await waitUntil { scheduler.pendingActionCount == 1 }
     await scheduler.advance(by: .seconds(3))
     #expect(await task.value == [1_000_000_001, 2_000_000_001, 3_000_000_001])
     #expect(scheduler.pendingActionCount == 0)
@@ -141,7 +147,11 @@ import Testing
       let b = PassthroughSubject<Int, Never>()
       var output: [Int] = []
       var finished = false
-      let c = a.merge(with: b).sink { _ in finished = true } receiveValue: { output.append($0) }
+      let c = a.merge(with: b).sink { _ in
+        finished = true
+      } receiveValue: {
+        output.append($0)
+      }
       a.send(1)
       b.send(2)
       a.send(completion: .finished)
@@ -172,7 +182,10 @@ import Testing
       var cancelled = false
       let b = PassthroughSubject<Int, Failure>().handleEvents(receiveCancel: { cancelled = true })
       var failed = false
-      let c = a.merge(with: b).sink { if case .failure = $0 { failed = true } } receiveValue: { _ in }
+      let c = a.merge(with: b).sink {
+        if case .failure = $0 { failed = true }
+      } receiveValue: { _ in
+      }
       a.send(completion: .failure(Failure()))
       #expect(failed)
       #expect(cancelled)

@@ -1,3 +1,6 @@
+@_exported public import Dispatch
+@_exported public import Foundation
+
 // The one place that chooses where the Combine API comes from: Apple's Combine where it exists,
 // OpenCombine (with its Dispatch and Foundation schedulers) everywhere else. Every other file of
 // the module sees the chosen module through this re-export, and so do TempoSchedulers' users.
@@ -12,5 +15,3 @@
   /// The `Scheduler` protocol of the Combine implementation in use.
   public typealias _CombineScheduler = OpenCombine.Scheduler
 #endif
-@_exported public import Dispatch
-@_exported public import Foundation
