@@ -11,7 +11,7 @@
 /// type.
 package enum Settling {
   /// How many probe rounds `settle` waits through.
-  package static var rounds: Int { 8 }
+  package static var rounds: Int { 20 }
 
   /// Gives the work already queued on the global executor and the main actor its turns.
   package static func settle() async {

@@ -86,10 +86,10 @@ import Testing
       }
     }
     await waitUntil { clock.pendingSleeperCount == 1 }
-    await expectIssues("stopped running after 50 actions: 1 still pending, due at 51.0 seconds") {
-      await clock.run(limit: 50)
+    await expectIssues("stopped running after 3 actions: 1 still pending, due at 4.0 seconds") {
+      await clock.run(limit: 3)
     }
-    #expect(ticks.values.count == 50)
+    #expect(ticks.values.count == 3)
     timer.cancel()
     await timer.value
   }
