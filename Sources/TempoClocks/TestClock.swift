@@ -31,8 +31,8 @@ import TempoCore
 ///
 /// ## Semantics
 ///
-/// The clock keeps its sleepers on the same virtual timeline as ``TempoSchedulers``'
-/// `TestScheduler`, so the same rules hold, and:
+/// The clock keeps its sleepers on the same virtual timeline as TempoSchedulers' `TestScheduler`,
+/// so the same rules hold, and:
 ///
 /// - A sleeper whose deadline has already been reached (`sleep(for: .zero)`, or `sleep(until:)`
 ///   an instant at or before `now`) returns at once, without waiting for an advance, just as a
@@ -42,7 +42,7 @@ import TempoCore
 /// - A cancelled sleeper throws `CancellationError` at once and leaves nothing pending; sleeping
 ///   in a task that is already cancelled throws at once.
 /// - `now` never runs backwards: advancing to an earlier instant reports an issue.
-/// - ``run(limit:fileID:filePath:line:column:)`` always returns: it is bounded in steps, not in
+/// - `run()` always returns: it is bounded in steps, not in
 ///   wall-clock time, and names the sleepers still pending when it gives up.
 ///
 /// - Complexity: going to sleep and being resumed are each O(log n) for n pending sleepers.

@@ -28,7 +28,7 @@ extension Clock {
   }
 }
 
-/// The ticks of a clock's ``Clock/timer(interval:tolerance:fileID:filePath:line:column:)``.
+/// The ticks of a clock's `timer(interval:tolerance:)`.
 ///
 /// ```swift
 /// let ticks: ClockTimer<TestClock<Duration>> = clock.timer(interval: .seconds(1))

@@ -28,13 +28,13 @@ import TempoCore
 /// 3. Time never runs backwards: work dated in the past runs at the current `now`, and advancing
 ///    to an earlier instant reports an issue and runs only what is due now.
 /// 4. A repeating action with an interval of zero or less is reported and runs once.
-/// 5. ``run(limit:fileID:filePath:line:column:)`` always returns: work that never runs out is
+/// 5. `run()` always returns: work that never runs out is
 ///    stopped after a bound, with an issue naming what is still pending.
 /// 6. Any thread may schedule or cancel while another advances. Actions run outside the
 ///    scheduler's lock; an action that advances the scheduler runs the work due by its own
 ///    target right there, and the outer advance then carries on.
-/// 7. ``pendingActionCount``, ``nextActionDate`` and ``expectNoPendingActions(fileID:filePath:line:column:)``
-///    tell a test what is left.
+/// 7. ``pendingActionCount``, ``nextActionDate`` and `expectNoPendingActions()` tell a test what
+///    is left.
 ///
 /// Issues are reported with IssueReporting, so they fail XCTest and Swift Testing tests alike.
 /// Issues raised from a `schedule` call (which cannot carry a source location) point at the
@@ -160,7 +160,7 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
   }
 
   /// Runs scheduled work until none is left, letting the async work that each action releases
-  /// run before taking the next one. Bounded like the synchronous ``run(limit:fileID:filePath:line:column:)``.
+  /// run before taking the next one. Bounded like the synchronous `run(limit:)`.
   public func run(
     limit: Int? = nil,
     fileID: StaticString = #fileID,

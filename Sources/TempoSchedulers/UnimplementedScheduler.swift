@@ -51,6 +51,10 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
   /// - Parameters:
   ///   - prefix: A word that starts each issue, such as the name of the dependency.
   ///   - now: The time to answer when `now` is read.
+  ///   - fileID: The file issues point at; by default the caller's.
+  ///   - filePath: The file path issues point at; by default the caller's.
+  ///   - line: The line issues point at; by default the caller's.
+  ///   - column: The column issues point at; by default the caller's.
   public init(
     _ prefix: String = "",
     now: SchedulerTimeType,

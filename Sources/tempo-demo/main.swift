@@ -1,1 +1,97 @@
-print("tempo-demo")
+// tempo-demo: shows virtual time at work. Every timeline below is driven by a test scheduler or a
+// test clock, so seconds, minutes and hours of it pass in a moment of real time.
+
+import Foundation
+import TempoClocks
+import TempoSchedulers
+
+let realStart = ContinuousClock.now
+
+func heading(_ title: String) {
+  print("\n== \(title)")
+}
+
+func seconds(_ time: DispatchQueue.SchedulerTimeType) -> String {
+  let value = Double(time.dispatchTime.uptimeNanoseconds - 1) / 1e9
+  return String(format: "%7.3f s", value)
+}
+
+// 1. A race of two futures: the first to finish wins.
+heading("A race of two futures on DispatchQueue.test")
+do {
+  let scheduler = DispatchQueue.test
+  let first = Future<String, Never> { promise in
+    scheduler.schedule(after: scheduler.now.advanced(by: 1)) { promise(.success("first")) }
+  }
+  let second = Future<String, Never> { promise in
+    scheduler.schedule(after: scheduler.now.advanced(by: 2)) { promise(.success("second")) }
+  }
+  let race = first.merge(with: second).prefix(1)
+  let cancellable = race.sink { print("\(seconds(scheduler.now))  winner: \($0)") }
+  scheduler.advance(by: 5)
+  print("\(seconds(scheduler.now))  (advanced 5 s; the second future never got a say)")
+  cancellable.cancel()
+}
+
+// 2. A debounced search field: only a pause of 300 ms sends a query.
+heading("A search field debounced by 300 ms")
+do {
+  let scheduler = DispatchQueue.test
+  let query = PassthroughSubject<String, Never>()
+  let cancellable =
+    query
+    .debounce(for: .milliseconds(300), scheduler: scheduler)
+    .sink { print("\(seconds(scheduler.now))  search \"\($0)\"") }
+  for (at, text) in [(0, "t"), (100, "te"), (200, "tem"), (800, "temp"), (900, "tempo")] {
+    scheduler.advance(to: DispatchQueue.test.now.advanced(by: .milliseconds(at)))
+    print("\(seconds(scheduler.now))  typed \"\(text)\"")
+    query.send(text)
+  }
+  scheduler.advance(by: 1)
+  cancellable.cancel()
+}
+
+// 3. A timer that ticks every second, for 1,000 seconds.
+heading("Publishers.Timer ticking every second for 1,000 seconds")
+do {
+  let scheduler = DispatchQueue.test
+  var ticks = 0
+  let cancellable = Publishers.Timer(every: 1, scheduler: scheduler)
+    .autoconnect()
+    .sink { _ in ticks += 1 }
+  let real = ContinuousClock().measure { scheduler.advance(by: 1_000) }
+  print("\(seconds(scheduler.now))  \(ticks) ticks, in \(real) of real time")
+  cancellable.cancel()
+}
+
+// 4. Async code on a test clock: a welcome message after 5 s, then a one-second timer.
+heading("A welcome message and a timer on TestClock")
+let clock = TestClock()
+let log = ClockLog()
+let welcome = Task {
+  try await clock.sleep(for: .seconds(5))
+  log.add("\(clock.now)  welcome message shown")
+}
+let timer = Task {
+  var count = 0
+  for await _ in clock.timer(interval: .seconds(2)) {
+    count += 1
+    log.add("\(clock.now)  timer tick \(count)")
+    if count == 4 { break }
+  }
+}
+await clock.advance(by: .seconds(10))
+_ = try? await welcome.value
+await timer.value
+for line in log.lines { print(line) }
+print("\(clock.now)  nothing pending: \(clock.pendingSleeperCount == 0)")
+
+print("\nAll of the above took \(ContinuousClock.now - realStart) of real time.")
+
+/// Lines the clock-driven tasks print, collected so they print in order.
+final class ClockLog: @unchecked Sendable {
+  // Invariant: `lock` guards `lines`.
+  private let lock = NSLock()
+  private(set) var lines: [String] = []
+  func add(_ line: String) { lock.withLock { lines.append(line) } }
+}
