@@ -60,17 +60,23 @@ let package = Package(
       name: "tempo-demo",
       dependencies: ["TempoSchedulers", "TempoClocks"]
     ),
+    // Helpers shared by the test targets below (issue expectations, waiting on a state).
+    .target(
+      name: "TempoTestHelpers",
+      dependencies: ["TempoTestSupport"],
+      path: "Tests/TempoTestHelpers"
+    ),
     .testTarget(
       name: "TempoCoreTests",
-      dependencies: ["TempoCore", "TempoTestSupport"]
+      dependencies: ["TempoCore", "TempoTestHelpers"]
     ),
     .testTarget(
       name: "TempoSchedulersTests",
-      dependencies: ["TempoSchedulers", "TempoTestSupport"]
+      dependencies: ["TempoSchedulers", "TempoTestHelpers"]
     ),
     .testTarget(
       name: "TempoClocksTests",
-      dependencies: ["TempoClocks", "TempoTestSupport"]
+      dependencies: ["TempoClocks", "TempoTestHelpers"]
     ),
   ],
   swiftLanguageModes: [.v6]

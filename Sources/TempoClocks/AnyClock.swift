@@ -14,25 +14,8 @@
 /// Its instants count from the moment it was created: `now` is the duration the wrapped clock
 /// has moved since then, so clocks with different instant types look alike.
 public final class AnyClock<Duration: DurationProtocol & Hashable>: Clock {
-  /// An instant of the erased clock: an offset from when it was wrapped.
-  public struct Instant: InstantProtocol {
-    fileprivate let offset: Duration
-
-    /// The instant `duration` after this one.
-    public func advanced(by duration: Duration) -> Self {
-      .init(offset: offset + duration)
-    }
-
-    /// The duration from this instant to `other`.
-    public func duration(to other: Self) -> Duration {
-      other.offset - offset
-    }
-
-    /// Whether `lhs` comes before `rhs`.
-    public static func < (lhs: Self, rhs: Self) -> Bool {
-      lhs.offset < rhs.offset
-    }
-  }
+  /// An instant of the erased clock: the duration since it was wrapped.
+  public typealias Instant = OffsetInstant<Duration>
 
   private let minimumResolutionGetter: @Sendable () -> Duration
   private let nowGetter: @Sendable () -> Instant

@@ -20,31 +20,8 @@ import TempoCore
 public final class ImmediateClock<Duration: DurationProtocol & Hashable>: Clock,
   @unchecked Sendable
 {
-  /// An instant of an immediate clock: an offset from the clock's origin.
-  public struct Instant: InstantProtocol {
-    /// The time since the clock's origin.
-    public let offset: Duration
-
-    /// Creates the instant `offset` after the clock's origin.
-    public init(offset: Duration = .zero) {
-      self.offset = offset
-    }
-
-    /// The instant `duration` after this one.
-    public func advanced(by duration: Duration) -> Self {
-      .init(offset: offset + duration)
-    }
-
-    /// The duration from this instant to `other`.
-    public func duration(to other: Self) -> Duration {
-      other.offset - offset
-    }
-
-    /// Whether `lhs` comes before `rhs`.
-    public static func < (lhs: Self, rhs: Self) -> Bool {
-      lhs.offset < rhs.offset
-    }
-  }
+  /// An instant of the clock: the duration since its origin.
+  public typealias Instant = OffsetInstant<Duration>
 
   // Invariant: `lock` guards `currentNow`.
   private let lock = Lock()

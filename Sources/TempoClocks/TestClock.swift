@@ -47,35 +47,8 @@ import TempoCore
 ///
 /// - Complexity: going to sleep and being resumed are each O(log n) for n pending sleepers.
 public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, @unchecked Sendable {
-  /// An instant of a test clock: an offset from the clock's origin.
-  public struct Instant: InstantProtocol {
-    /// The time since the clock's origin.
-    public let offset: Duration
-
-    /// Creates the instant `offset` after the clock's origin.
-    ///
-    /// ```swift
-    /// let clock = TestClock(now: .init(offset: .seconds(10)))
-    /// ```
-    public init(offset: Duration = .zero) {
-      self.offset = offset
-    }
-
-    /// The instant `duration` after this one.
-    public func advanced(by duration: Duration) -> Self {
-      .init(offset: offset + duration)
-    }
-
-    /// The duration from this instant to `other`.
-    public func duration(to other: Self) -> Duration {
-      other.offset - offset
-    }
-
-    /// Whether `lhs` comes before `rhs`.
-    public static func < (lhs: Self, rhs: Self) -> Bool {
-      lhs.offset < rhs.offset
-    }
-  }
+  /// An instant of the clock: the duration since its origin.
+  public typealias Instant = OffsetInstant<Duration>
 
   // Invariant: the only state is `timeline`, which is set once and guards itself with a lock;
   // `creation` is immutable.
@@ -134,9 +107,8 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, @unc
     line: UInt = #line,
     column: UInt = #column
   ) async {
-    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    await timeline.drive(
-      through: timeline.target(advancingBy: duration, at: location), at: location)
+    await timeline.advance(
+      by: duration, at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   /// Moves time forward to `deadline`, resuming the sleepers due along the way in order and
@@ -150,9 +122,8 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, @unc
     line: UInt = #line,
     column: UInt = #column
   ) async {
-    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    await timeline.drive(
-      through: timeline.target(advancingTo: deadline, at: location), at: location)
+    await timeline.advance(
+      to: deadline, at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   /// Resumes every sleeper, in order, until none is left, moving time to each deadline.
@@ -173,8 +144,8 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, @unc
     line: UInt = #line,
     column: UInt = #column
   ) async {
-    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    await timeline.drive(through: nil, budget: timeline.runBudget(limit: limit), at: location)
+    await timeline.run(
+      limit: limit, at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   /// Runs every sleeper until none is left. The `timeout` is not used: Tempo's `run` is bounded
@@ -252,9 +223,4 @@ extension Clock where Self == TestClock<Swift.Duration> {
   /// let model = FeatureModel(clock: .test)
   /// ```
   public static var test: Self { TestClock() }
-}
-
-extension TestClock.Instant: CustomStringConvertible {
-  /// The offset from the clock's origin, such as `"5.0 seconds"`.
-  public var description: String { "\(offset)" }
 }

@@ -243,6 +243,36 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     }
   }
 
+  /// Advances by `stride` (validated), running the work due on the way.
+  package func advance(by stride: Interval, at location: SourceLocation) {
+    drive(through: target(advancingBy: stride, at: location), at: location)
+  }
+
+  /// Advances to `instant` (validated), running the work due on the way.
+  package func advance(to instant: Time, at location: SourceLocation) {
+    drive(through: target(advancingTo: instant, at: location), at: location)
+  }
+
+  /// Runs pending work until none is left, within ``runBudget(limit:)``.
+  package func run(limit: Int?, at location: SourceLocation) {
+    drive(through: nil, budget: runBudget(limit: limit), at: location)
+  }
+
+  /// ``advance(by:at:)`` for async code, settling after each action.
+  package func advance(by stride: Interval, at location: SourceLocation) async {
+    await drive(through: target(advancingBy: stride, at: location), at: location)
+  }
+
+  /// ``advance(to:at:)`` for async code, settling after each action.
+  package func advance(to instant: Time, at location: SourceLocation) async {
+    await drive(through: target(advancingTo: instant, at: location), at: location)
+  }
+
+  /// ``run(limit:at:)`` for async code, settling after each action.
+  package func run(limit: Int?, at location: SourceLocation) async {
+    await drive(through: nil, budget: runBudget(limit: limit), at: location)
+  }
+
   /// The most actions a `run` that begins now performs before giving up: `limit`, or by
   /// default everything pending now plus ``runawayLimit`` more.
   package func runBudget(limit: Int?) -> Int {

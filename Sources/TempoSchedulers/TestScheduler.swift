@@ -91,8 +91,8 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     line: UInt = #line,
     column: UInt = #column
   ) {
-    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    timeline.drive(through: timeline.target(advancingBy: stride, at: location), at: location)
+    timeline.advance(
+      by: stride, at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   /// Moves time forward to `instant`, running the work due along the way in order.
@@ -108,8 +108,8 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     line: UInt = #line,
     column: UInt = #column
   ) {
-    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    timeline.drive(through: timeline.target(advancingTo: instant, at: location), at: location)
+    timeline.advance(
+      to: instant, at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   /// Moves time forward by `stride`, letting the async work that each action releases run
@@ -124,8 +124,8 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     line: UInt = #line,
     column: UInt = #column
   ) async {
-    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    await timeline.drive(through: timeline.target(advancingBy: stride, at: location), at: location)
+    await timeline.advance(
+      by: stride, at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   /// Moves time forward to `instant`, letting the async work that each action releases run
@@ -137,8 +137,8 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     line: UInt = #line,
     column: UInt = #column
   ) async {
-    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    await timeline.drive(through: timeline.target(advancingTo: instant, at: location), at: location)
+    await timeline.advance(
+      to: instant, at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   /// Runs scheduled work until none is left, moving time to each action's date.
@@ -155,8 +155,8 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     line: UInt = #line,
     column: UInt = #column
   ) {
-    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    timeline.drive(through: nil, budget: timeline.runBudget(limit: limit), at: location)
+    timeline.run(
+      limit: limit, at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   /// Runs scheduled work until none is left, letting the async work that each action releases
@@ -168,8 +168,8 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     line: UInt = #line,
     column: UInt = #column
   ) async {
-    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    await timeline.drive(through: nil, budget: timeline.runBudget(limit: limit), at: location)
+    await timeline.run(
+      limit: limit, at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   // MARK: - Inspecting

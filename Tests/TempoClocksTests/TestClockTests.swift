@@ -1,3 +1,4 @@
+import TempoTestHelpers
 import Testing
 
 @testable import TempoClocks

@@ -1,0 +1,52 @@
+import TempoTestHelpers
+import Testing
+
+@testable import TempoCore
+
+@Suite struct BinaryHeapTests {
+  /// A small deterministic generator, so every run checks the same sequences.
+  struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+      state &+= 0x9E37_79B9_7F4A_7C15
+      var z = state
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      return z ^ (z >> 31)
+    }
+  }
+
+  @Test(arguments: [1, 2, 3, 42, 2026])
+  func popsInSortedOrderThroughInterleavedInsertsAndRemovals(seed: UInt64) {
+    var random = SplitMix(state: seed)
+    var heap = BinaryHeap<Int>()
+    var model: [Int] = []
+    for _ in 0..<5_000 {
+      switch Int.random(in: 0..<10, using: &random) {
+      case 0..<6:
+        let value = Int.random(in: 0..<500, using: &random)
+        heap.insert(value)
+        model.append(value)
+      case 6..<9:
+        let popped = heap.popMin()
+        let expected = model.min()
+        if let expected { model.remove(at: model.firstIndex(of: expected)!) }
+        #expect(popped == expected)
+      default:
+        let odd = Bool.random(using: &random)
+        heap.removeAll { ($0 % 2 == 1) == odd }
+        model.removeAll { ($0 % 2 == 1) == odd }
+      }
+      #expect(heap.isValid)
+      #expect(heap.count == model.count)
+      #expect(heap.min == model.min())
+    }
+  }
+
+  @Test func anEmptyHeapHasNothingToPop() {
+    var heap = BinaryHeap<Int>()
+    #expect(heap.isEmpty)
+    #expect(heap.popMin() == nil)
+    #expect(heap.min == nil)
+  }
+}

@@ -1,0 +1,72 @@
+// Helpers shared by Tempo's own test targets.
+
+public import Foundation
+public import Testing
+
+/// Runs `body` and expects it to report one issue per fragment, each containing its fragment.
+public func expectIssues(
+  _ fragments: String...,
+  sourceLocation: SourceLocation = #_sourceLocation,
+  _ body: () throws -> Void
+) rethrows {
+  let reported = Log<String>()
+  try withKnownIssue(sourceLocation: sourceLocation) {
+    try body()
+  } matching: { issue in
+    reported.append(String(describing: issue))
+    return true
+  }
+  check(reported.values, against: fragments, sourceLocation: sourceLocation)
+}
+
+/// Runs async `body` and expects it to report one issue per fragment, each containing its
+/// fragment.
+public func expectIssues(
+  _ fragments: String...,
+  sourceLocation: SourceLocation = #_sourceLocation,
+  _ body: () async throws -> Void
+) async rethrows {
+  let reported = Log<String>()
+  try await withKnownIssue(sourceLocation: sourceLocation) {
+    try await body()
+  } matching: { issue in
+    reported.append(String(describing: issue))
+    return true
+  }
+  check(reported.values, against: fragments, sourceLocation: sourceLocation)
+}
+
+private func check(_ texts: [String], against fragments: [String], sourceLocation: SourceLocation) {
+  #expect(texts.count == fragments.count, "reported: \(texts)", sourceLocation: sourceLocation)
+  for fragment in fragments {
+    #expect(
+      texts.contains { $0.contains(fragment) }, "no issue says \"\(fragment)\": \(texts)",
+      sourceLocation: sourceLocation
+    )
+  }
+}
+
+/// Lets other tasks run until `condition` holds: a wait on a state, not on time or a count of
+/// yields. Records an issue (instead of hanging) if the state is never reached.
+public func waitUntil(
+  _ condition: () -> Bool,
+  sourceLocation: SourceLocation = #_sourceLocation
+) async {
+  for _ in 0..<1_000_000 {
+    if condition() { return }
+    await Task.yield()
+  }
+  Issue.record("the awaited state was never reached", sourceLocation: sourceLocation)
+}
+
+/// A list that any thread may append to.
+public final class Log<Value>: @unchecked Sendable {
+  // Invariant: `lock` guards `all`.
+  private let lock = NSLock()
+  private var all: [Value] = []
+
+  public init() {}
+
+  public func append(_ value: Value) { lock.withLock { all.append(value) } }
+  public var values: [Value] { lock.withLock { all } }
+}
