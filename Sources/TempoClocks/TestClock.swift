@@ -150,9 +150,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, @unc
 
   /// Runs every sleeper until none is left. The `timeout` is not used: Tempo's `run` is bounded
   /// in steps, never in wall-clock time, so it cannot fail because a machine is slow.
-  @available(
-    *, deprecated, message: "'run' is bounded in steps, not wall-clock time; use 'run(limit:)'."
-  )
+  @available(*, deprecated, message: "run is bounded in steps, not time; use run(limit:)")
   public func run(
     timeout _: Swift.Duration,
     fileID: StaticString = #fileID,
