@@ -101,7 +101,7 @@ import Testing
     let task = Task { try await clock.sleep(for: .seconds(7)) }
     await waitUntil { clock.pendingSleeperCount == 1 }
     await #expect(throws: SuspensionError.self) { try await clock.checkSuspension() }
-    await expectIssues("TestClock has 1 pending sleeper, due at 7.0 seconds") {
+    expectIssues("TestClock has 1 pending sleeper, due at 7.0 seconds") {
       clock.expectNoPendingSleepers()
     }
     await clock.run()
@@ -171,7 +171,7 @@ import Testing
 
   @Test func theFactoryNamesTheClock() async throws {
     let clock: UnimplementedClock<Duration> = .unimplemented("model.clock")
-    await expectIssues("Unimplemented: model.clock.now") {
+    expectIssues("Unimplemented: model.clock.now") {
       _ = clock.now
     }
   }
@@ -179,7 +179,7 @@ import Testing
   @Test func wrappingATestClockKeepsItsTime() async throws {
     let base = TestClock()
     let clock = UnimplementedClock(base, name: "wrapped")
-    await expectIssues("Unimplemented: wrapped.now") {
+    expectIssues("Unimplemented: wrapped.now") {
       _ = clock.now
     }
     #expect(base.pendingSleeperCount == 0)
