@@ -63,7 +63,10 @@ let package = Package(
     // Helpers shared by the test targets below (issue expectations, waiting on a state).
     .target(
       name: "TempoTestHelpers",
-      dependencies: ["TempoTestSupport"],
+      dependencies: [
+        "TempoTestSupport",
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ],
       path: "Tests/TempoTestHelpers"
     ),
     .testTarget(

@@ -1,6 +1,7 @@
 // Helpers shared by Tempo's own test targets.
 
 public import Foundation
+import IssueReporting
 public import Testing
 
 /// Runs `body` and expects it to report one issue per fragment, each containing its fragment.
@@ -47,16 +48,22 @@ private func check(_ texts: [String], against fragments: [String], sourceLocatio
 }
 
 /// Lets other tasks run until `condition` holds: a wait on a state, not on time or a count of
-/// yields. Records an issue (instead of hanging) if the state is never reached.
+/// yields. Reports an issue (in XCTest and Swift Testing alike) instead of hanging if the state
+/// is never reached.
 public func waitUntil(
   _ condition: () -> Bool,
-  sourceLocation: SourceLocation = #_sourceLocation
+  fileID: StaticString = #fileID,
+  filePath: StaticString = #filePath,
+  line: UInt = #line,
+  column: UInt = #column
 ) async {
   for _ in 0..<1_000_000 {
     if condition() { return }
     await Task.yield()
   }
-  Issue.record("the awaited state was never reached", sourceLocation: sourceLocation)
+  reportIssue(
+    "The awaited state was never reached.",
+    fileID: fileID, filePath: filePath, line: line, column: column)
 }
 
 /// A list that any thread may append to.
