@@ -52,6 +52,20 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     self.advancedBy = advancedBy
   }
 
+  deinit {
+    // Handles outlive the timeline when their cancellables are kept; release their closures now,
+    // so pending work of a timeline that is gone holds on to nothing. (No other thread can reach
+    // a handle's action any more: their weak references to the timeline are already nil.)
+    var released: [Action] = []
+    for entry in heap.storage {
+      if case .handle(let handle) = entry.job, let action = handle.action {
+        handle.action = nil
+        released.append(action)
+      }
+    }
+    withExtendedLifetime(released) {}
+  }
+
   /// The current virtual time.
   package var now: Time { lock.withLock { currentNow } }
 
@@ -71,15 +85,8 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// Schedules `action` to run once at `date` (or at `now`, if `date` is in the past).
   /// - Complexity: O(log n)
   package func schedule(after date: Time, at location: SourceLocation, _ action: @escaping Action) {
-    lock.withLock {
-      let due = currentNow < date ? date : currentNow
-      heap.insert(Entry(date: due, sequence: takeSequence(), job: .once(action)))
-    }
-    if date != date {
-      location.report(
-        "\(name) was asked to schedule work at a date that is not a valid date (not equal "
-          + "to itself, like one made from NaN). It was scheduled at the current time instead."
-      )
+    if let problem = lock.withLock({ insert(.once(action), after: date) }) {
+      report(problem, date: date, at: location)
     }
   }
 
@@ -92,28 +99,57 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     at location: SourceLocation,
     _ action: @escaping Action
   ) -> Handle {
-    var problems: [String] = []
-    if date != date {
-      problems.append(
-        "\(name) was asked to schedule work at a date that is not a valid date (not equal "
-          + "to itself, like one made from NaN). It was scheduled at the current time instead."
-      )
+    let repeats = interval.map { $0 > .zero } ?? false
+    let handle = Handle(timeline: self, interval: repeats ? interval : nil, action: action)
+    let problem = lock.withLock { () -> DateProblem? in
+      let problem = insert(.handle(handle), after: date)
+      if problem == .unrepresentable { handle.action = nil }
+      return problem
     }
-    var repeatEvery = interval
-    if let interval, !(interval > .zero) {
-      problems.append(
+    if let problem { report(problem, date: date, at: location) }
+    if let interval, !repeats {
+      location.report(
         "\(name) was asked to repeat work every \(interval). A repeating interval must be "
           + "greater than zero, so the work runs once and does not repeat."
       )
-      repeatEvery = nil
     }
-    let handle = Handle(timeline: self, interval: repeatEvery, action: action)
-    lock.withLock {
-      let due = currentNow < date ? date : currentNow
-      heap.insert(Entry(date: due, sequence: takeSequence(), job: .handle(handle)))
-    }
-    for problem in problems { location.report(problem) }
     return handle
+  }
+
+  private enum DateProblem {
+    /// Not equal to itself (NaN, or an infinite date).
+    case invalid
+    /// Both before and after `now`: a time type that saturates (Dispatch time at its largest).
+    case unrepresentable
+  }
+
+  /// Puts `job` in the heap at `date`, or at `now` if `date` is past or invalid. A date that
+  /// compares as both before and after `now` cannot be ordered, so the job is left out.
+  /// Call with the lock held.
+  private func insert(_ job: Job, after date: Time) -> DateProblem? {
+    let isLater = currentNow < date
+    if isLater, date < currentNow { return .unrepresentable }
+    let isValid = date == date
+    let due = isLater && isValid ? date : currentNow
+    heap.insert(Entry(date: due, sequence: takeSequence(), job: job))
+    return isValid ? nil : .invalid
+  }
+
+  private func report(_ problem: DateProblem, date: Time, at location: SourceLocation) {
+    switch problem {
+    case .invalid:
+      location.report(
+        "\(name) was asked to schedule work at a date that is not a valid date (not equal "
+          + "to itself, like one made from NaN or infinity). It was scheduled at the current "
+          + "time instead."
+      )
+    case .unrepresentable:
+      location.report(
+        "\(name) was asked to schedule work at \(date), which its time type cannot order "
+          + "against the current time (it compares as both earlier and later, as saturated "
+          + "Dispatch times do). The work will never run."
+      )
+    }
   }
 
   /// A pending action that can be cancelled.
@@ -170,7 +206,16 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
       )
       return now
     }
-    return advancedBy(now, stride)
+    let target = advancedBy(now, stride)
+    guard target == target, !(target < now), !(now == target && stride > .zero) else {
+      location.report(
+        "\(name) was asked to advance by \(stride) from \(now), but its time type cannot "
+          + "represent a later instant (it saturates, overflows or becomes infinite there). It "
+          + "ran the work due now and stayed at \(now)."
+      )
+      return now
+    }
+    return target
   }
 
   /// The instant an `advance(to:)` `instant` moves to; reports an instant before `now` (or an

@@ -4,18 +4,6 @@ import Testing
 @testable import TempoCore
 
 @Suite struct BinaryHeapTests {
-  /// A small deterministic generator, so every run checks the same sequences.
-  struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
-
   @Test(arguments: [1, 2, 3, 42, 2026])
   func popsInSortedOrderThroughInterleavedInsertsAndRemovals(seed: UInt64) {
     var random = SplitMix(state: seed)

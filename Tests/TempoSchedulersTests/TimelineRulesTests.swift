@@ -105,11 +105,47 @@ import Testing
     #expect(scheduler.now == start)
   }
 
+  @Test func advancingBeyondRepresentableTimeIsReportedAndKeepsTheTime() {
+    let scheduler = DispatchQueue.test
+    var ran = false
+    scheduler.schedule(after: scheduler.now.advanced(by: 1)) { ran = true }
+    // Dispatch time saturates at its largest value, which then compares as both earlier and
+    // later than any other time.
+    expectIssues("cannot represent a later instant") {
+      scheduler.advance(by: .nanoseconds(.max))
+    }
+    #expect(!ran)
+    #expect(scheduler.now.dispatchTime.uptimeNanoseconds == 1)
+    scheduler.advance(by: 1)
+    #expect(ran)
+  }
+
+  @Test func advancingByAnInfiniteStrideIsReportedAndKeepsTheTime() {
+    let scheduler = RunLoop.test
+    let start = scheduler.now
+    expectIssues("cannot represent a later instant") {
+      scheduler.advance(by: .init(.infinity))
+    }
+    #expect(scheduler.now == start)
+  }
+
+  @Test func workAtASaturatedDispatchTimeIsReportedAndNeverRuns() {
+    let scheduler = DispatchQueue.test
+    var ran = false
+    expectIssues("cannot order against the current time") {
+      scheduler.schedule(after: scheduler.now.advanced(by: .nanoseconds(.max))) { ran = true }
+    }
+    #expect(scheduler.pendingActionCount == 0)
+    scheduler.advance(by: .seconds(1_000_000))
+    #expect(!ran)
+  }
+
   @Test func workDatedAtNaNIsReportedAndRunsNow() {
     let scheduler = RunLoop.test
     var ran = false
-    expectIssues("not a valid date") {
+    expectIssues("not a valid date", "not a valid date") {
       scheduler.schedule(after: .init(Date(timeIntervalSinceReferenceDate: .nan))) { ran = true }
+      scheduler.schedule(after: .init(Date(timeIntervalSinceReferenceDate: .infinity))) {}
     }
     scheduler.advance()
     #expect(ran)
@@ -344,4 +380,37 @@ final class Counts: @unchecked Sendable {
 
   func count(_ id: Int) -> Int { lock.withLock { runs[id] } }
   var earlyRuns: Int { lock.withLock { early } }
+}
+
+@Suite struct MemoryTests {
+  @Test func aSchedulerDeallocatedWithWorkPendingReleasesThatWork() {
+    weak var weakScheduler: TestSchedulerOf<DispatchQueue>?
+    weak var weakBox: Box?
+    var timer: (any Cancellable)?
+    do {
+      let scheduler = DispatchQueue.test
+      let box = Box()
+      weakScheduler = scheduler
+      weakBox = box
+      scheduler.schedule(after: scheduler.now.advanced(by: 5)) { _ = box }
+      timer = scheduler.schedule(after: scheduler.now, interval: 1) { _ = box }
+    }
+    #expect(weakScheduler == nil)
+    #expect(weakBox == nil)
+    timer?.cancel()  // cancelling after the scheduler is gone does nothing
+  }
+
+  @Test func aTimerPublisherDoesNotKeepItsSchedulerAlive() {
+    weak var weakScheduler: TestSchedulerOf<DispatchQueue>?
+    var cancellable: AnyCancellable?
+    do {
+      let scheduler = DispatchQueue.test
+      weakScheduler = scheduler
+      cancellable = Publishers.Timer(every: 1, scheduler: scheduler).autoconnect().sink { _ in }
+      scheduler.advance(by: 3)
+    }
+    cancellable?.cancel()
+    cancellable = nil
+    #expect(weakScheduler == nil)
+  }
 }

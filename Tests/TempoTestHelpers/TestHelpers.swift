@@ -77,3 +77,27 @@ public final class Log<Value>: @unchecked Sendable {
   public func append(_ value: Value) { lock.withLock { all.append(value) } }
   public var values: [Value] { lock.withLock { all } }
 }
+
+/// Runs `body` with Tempo's issues counted instead of reported, and returns how many there were,
+/// with their messages. For tests that make many issues on purpose, such as model checking.
+public func countingIssues(_ body: () throws -> Void) rethrows -> [String] {
+  let counter = IssueCounter()
+  try withIssueReporters([counter], operation: body)
+  return counter.messages.values
+}
+
+/// An issue reporter that only remembers the messages it is given.
+private struct IssueCounter: IssueReporter {
+  let messages = Log<String>()
+
+  func reportIssue(
+    _ message: @autoclosure () -> String?,
+    severity: IssueSeverity,
+    fileID: StaticString,
+    filePath: StaticString,
+    line: UInt,
+    column: UInt
+  ) {
+    messages.append(message() ?? "")
+  }
+}
