@@ -24,7 +24,7 @@ package struct BinaryHeap<Element: Comparable> {
   package mutating func popMin() -> Element? {
     guard !storage.isEmpty else { return nil }
     if storage.count == 1 { return storage.removeLast() }
-    storage.swapAt(0, storage.count - 1)
+    storage.withUnsafeMutableBufferPointer { $0.swapAt(0, $0.count - 1) }
     let min = storage.removeLast()
     siftDown(from: 0)
     return min
@@ -45,28 +45,36 @@ package struct BinaryHeap<Element: Comparable> {
     storage.indices.dropFirst().allSatisfy { !(storage[$0] < storage[($0 - 1) / 2]) }
   }
 
+  // The sifts work on the buffer directly: in code that is generic over the element, Array's
+  // subscript accessors are coroutines whose frames are allocated on the heap, one allocation
+  // per access. Buffer pointers address elements without that.
+
   private mutating func siftUp(from index: Int) {
-    var child = index
-    while child > 0 {
-      let parent = (child - 1) / 2
-      guard storage[child] < storage[parent] else { return }
-      storage.swapAt(child, parent)
-      child = parent
+    storage.withUnsafeMutableBufferPointer { elements in
+      var child = index
+      while child > 0 {
+        let parent = (child - 1) / 2
+        guard elements[child] < elements[parent] else { return }
+        elements.swapAt(child, parent)
+        child = parent
+      }
     }
   }
 
   private mutating func siftDown(from index: Int) {
-    var parent = index
-    let count = storage.count
-    while true {
-      let left = 2 * parent + 1
-      guard left < count else { return }
-      let right = left + 1
-      var smallest = left
-      if right < count, storage[right] < storage[left] { smallest = right }
-      guard storage[smallest] < storage[parent] else { return }
-      storage.swapAt(parent, smallest)
-      parent = smallest
+    storage.withUnsafeMutableBufferPointer { elements in
+      var parent = index
+      let count = elements.count
+      while true {
+        let left = 2 * parent + 1
+        guard left < count else { return }
+        let right = left + 1
+        var smallest = left
+        if right < count, elements[right] < elements[left] { smallest = right }
+        guard elements[smallest] < elements[parent] else { return }
+        elements.swapAt(parent, smallest)
+        parent = smallest
+      }
     }
   }
 }

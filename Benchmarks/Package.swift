@@ -1,0 +1,66 @@
+// swift-tools-version: 6.1
+
+// Benchmarks of Tempo side by side with the libraries whose API it follows. A package of its own,
+// so that users of Tempo never fetch the peers. Run from this directory:
+//
+//   swift package --allow-writing-to-package-directory benchmark
+//
+// and see Thresholds/ and ../Documentation/Benchmarks.md.
+
+import Foundation
+import PackageDescription
+
+// A package that depends on another by path refers to it by the name of its directory.
+let tempo = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+  .deletingLastPathComponent().lastPathComponent.lowercased()
+
+let benchmark: Target.Dependency = .product(name: "Benchmark", package: "benchmark")
+let plugins: [Target.PluginUsage] = [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+
+let package = Package(
+  name: "TempoBenchmarks",
+  platforms: [.macOS(.v13)],
+  dependencies: [
+    .package(path: ".."),
+    .package(
+      url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    .package(url: "https://github.com/pointfreeco/combine-schedulers", exact: "1.2.2"),
+    .package(url: "https://github.com/pointfreeco/swift-clocks", exact: "1.1.1"),
+    .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
+  ],
+  targets: [
+    // The workloads, written once against Combine's `Scheduler` and Swift's `Clock`, so that
+    // every implementation runs exactly the same code.
+    .target(
+      name: "Workloads",
+      dependencies: [
+        benchmark,
+        .product(name: "OpenCombineShim", package: "OpenCombine"),
+      ]
+    ),
+    .executableTarget(
+      name: "TempoBenchmarks",
+      dependencies: [
+        "Workloads", benchmark,
+        .product(name: "TempoSchedulers", package: tempo),
+        .product(name: "TempoClocks", package: tempo),
+        .product(name: "HeapModule", package: "swift-collections"),
+      ],
+      path: "Benchmarks/TempoBenchmarks",
+      plugins: plugins
+    ),
+    .executableTarget(
+      name: "PeerBenchmarks",
+      dependencies: [
+        "Workloads", benchmark,
+        .product(name: "CombineSchedulers", package: "combine-schedulers"),
+        .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "OpenCombineShim", package: "OpenCombine"),
+      ],
+      path: "Benchmarks/PeerBenchmarks",
+      plugins: plugins
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)
