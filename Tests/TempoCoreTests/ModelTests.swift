@@ -53,12 +53,15 @@ enum SubOp: Equatable, CustomStringConvertible {
   case schedule(id: Int, offset: Int)
   case cancel(id: Int)
   case cancelSelf
+  /// Advances the timeline from inside the action.
+  case advance(by: Int)
 
   var description: String {
     switch self {
     case .schedule(let id, let offset): "schedule #\(id) at now+\(offset)"
     case .cancel(let id): "cancel #\(id)"
     case .cancelSelf: "cancel self"
+    case .advance(let stride): "advance by \(stride)"
     }
   }
 }
@@ -101,12 +104,16 @@ struct Program: CustomStringConvertible {
       defer { nextID += 1 }
       return nextID
     }
-    func script() -> [SubOp] {
+    // Only actions that run once may advance: a repeating action that advances would run
+    // itself again inside its own advance, without end.
+    func script(canAdvance: Bool = true) -> [SubOp] {
       (0..<Int.random(in: 0...2, using: &random)).map { _ in
-        switch Int.random(in: 0..<4, using: &random) {
-        case 0, 1: .schedule(id: 10_000 + newID(), offset: Int.random(in: -3...6, using: &random))
-        case 2: .cancel(id: Int.random(in: 0..<max(nextID, 1), using: &random))
-        default: .cancelSelf
+        switch Int.random(in: 0..<(canAdvance ? 9 : 8), using: &random) {
+        case 0..<4:
+          .schedule(id: 10_000 + newID(), offset: Int.random(in: -3...6, using: &random))
+        case 4, 5: .cancel(id: Int.random(in: 0..<max(nextID, 1), using: &random))
+        case 6, 7: .cancelSelf
+        default: .advance(by: Int.random(in: 0...3, using: &random))
         }
       }
     }
@@ -121,7 +128,7 @@ struct Program: CustomStringConvertible {
         ops.append(
           .scheduleCancellable(
             id: newID(), offset: Int.random(in: -3...10, using: &random), interval: interval,
-            script: script()))
+            script: script(canAdvance: interval == nil)))
       case 11..<13:
         ops.append(.cancel(id: Int.random(in: 0..<max(nextID, 1), using: &random)))
       case 13..<17:
@@ -255,6 +262,8 @@ final class ModelTimeline {
         cancel(id)
       case .cancelSelf:
         cancel(entry.id)
+      case .advance(let stride):
+        drive(through: now + stride)
       }
     }
   }
@@ -308,6 +317,8 @@ final class RealTimeline {
           handles[other]?.cancel()
         case .cancelSelf:
           handles[id]?.cancel()
+        case .advance(let stride):
+          timeline.advance(by: stride, at: location)
         }
       }
     }
