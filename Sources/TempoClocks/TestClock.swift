@@ -54,6 +54,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, @unc
   // `creation` is immutable.
   private let timeline: Timeline<Instant, Duration>
   private let creation: SourceLocation
+  private let wakeUps = WakeUps()
 
   /// The clock's resolution: zero, since a test clock wakes sleepers at exactly their deadline.
   public let minimumResolution: Duration = .zero
@@ -89,13 +90,17 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, @unc
       try await withCheckedThrowingContinuation { continuation in
         guard sleeper.install(continuation) else { return }
         let handle = timeline.schedule(after: deadline, interval: nil, at: creation) {
-          sleeper.resume()
+          [wakeUps] in
+          wakeUps.willWake()
+          if !sleeper.resume() { wakeUps.didNotWake() }
         }
         sleeper.hold { handle.cancel() }
       }
     } onCancel: {
       sleeper.cancel()
     }
+    // Woken by an advance (a cancelled sleep throws above): tell the advance this task runs.
+    wakeUps.acknowledge()
   }
 
   /// Moves time forward by `duration`, resuming the sleepers due along the way in order and
@@ -108,7 +113,8 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, @unc
     column: UInt = #column
   ) async {
     await timeline.advance(
-      by: duration, at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
+      by: duration, wakeUps: wakeUps,
+      at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   /// Moves time forward to `deadline`, resuming the sleepers due along the way in order and
@@ -123,7 +129,8 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, @unc
     column: UInt = #column
   ) async {
     await timeline.advance(
-      to: deadline, at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
+      to: deadline, wakeUps: wakeUps,
+      at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   /// Resumes every sleeper, in order, until none is left, moving time to each deadline.
@@ -145,7 +152,8 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, @unc
     column: UInt = #column
   ) async {
     await timeline.run(
-      limit: limit, at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
+      limit: limit, wakeUps: wakeUps,
+      at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   /// Runs every sleeper until none is left. The `timeout` is not used: Tempo's `run` is bounded

@@ -13,8 +13,18 @@ package enum Settling {
   /// How many probe rounds `settle` waits through.
   package static var rounds: Int { 20 }
 
-  /// Gives the work already queued on the global executor and the main actor its turns.
-  package static func settle() async {
+  /// Gives the work already queued on the global executor and the main actor its turns; first,
+  /// waits until every task that `wakeUps` counts as woken has run again.
+  package static func settle(_ wakeUps: WakeUps? = nil) async {
+    if let wakeUps {
+      // A wait on a state, not a count: the woken tasks have been scheduled and have left their
+      // sleep. Bounded, so that a task the runtime never schedules cannot hang the advance.
+      var patience = 1_000_000
+      while wakeUps.areOutstanding, patience > 0 {
+        await Task.yield()
+        patience -= 1
+      }
+    }
     for _ in 0..<rounds {
       await Task.detached {
         await MainActor.run {}
@@ -24,8 +34,27 @@ package enum Settling {
   }
 }
 
-/// A value that is sent across isolation domains under an invariant its user states.
-package struct UncheckedSendable<Value>: @unchecked Sendable {
-  package var value: Value
-  package init(_ value: Value) { self.value = value }
+/// Counts the sleepers an advance woke that have not run again yet.
+///
+/// A test clock counts a wake-up before it resumes a sleeper, and the sleeper acknowledges it when
+/// its task runs again; ``Settling/settle(_:)`` waits for the count to reach zero before its probe
+/// rounds, so a woken task that the system was slow to schedule is not left behind.
+package final class WakeUps: @unchecked Sendable {
+  // Invariant: `lock` guards `count`.
+  private let lock = Lock()
+  private var count = 0
+
+  package init() {}
+
+  /// A sleeper is about to be resumed.
+  package func willWake() { lock.withLock { count += 1 } }
+
+  /// The sleeper turned out to be over already (cancelled): no acknowledgement will come.
+  package func didNotWake() { lock.withLock { count -= 1 } }
+
+  /// A woken sleeper's task runs again.
+  package func acknowledge() { lock.withLock { count -= 1 } }
+
+  /// Whether a woken sleeper has not run again yet.
+  package var areOutstanding: Bool { lock.withLock { count > 0 } }
 }

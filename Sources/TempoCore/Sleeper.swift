@@ -47,21 +47,25 @@ package final class Sleeper: @unchecked Sendable {
     if finished { cancelWakeUp() }
   }
 
-  /// Ends the sleep normally. (Either way the wake-up is cancelled, in case it would repeat.)
-  package func resume() { finish(with: nil) }
+  /// Ends the sleep normally; answers false if it had already ended. (Either way the wake-up is
+  /// cancelled, in case it would repeat.)
+  @discardableResult
+  package func resume() -> Bool { finish(with: nil) }
 
   /// Ends the sleep with `CancellationError`.
   package func cancel() { finish(with: CancellationError()) }
 
-  private func finish(with error: (any Error)?) {
-    let (continuation, cancelWakeUp) = lock.withLock {
-      () -> (CheckedContinuation<Void, any Error>?, (() -> Void)?) in
-      guard !isFinished else { return (nil, nil) }
+  @discardableResult
+  private func finish(with error: (any Error)?) -> Bool {
+    let (finished, continuation, cancelWakeUp) = lock.withLock {
+      () -> (Bool, CheckedContinuation<Void, any Error>?, (() -> Void)?) in
+      guard !isFinished else { return (false, nil, nil) }
       isFinished = true
       defer { (self.continuation, self.cancelWakeUp) = (nil, nil) }
-      return (self.continuation, self.cancelWakeUp)
+      return (true, self.continuation, self.cancelWakeUp)
     }
     cancelWakeUp?()
     if let error { continuation?.resume(throwing: error) } else { continuation?.resume() }
+    return finished
   }
 }

@@ -304,18 +304,22 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   }
 
   /// ``advance(by:at:)`` for async code, settling after each action.
-  package func advance(by stride: Interval, at location: SourceLocation) async {
-    await drive(through: target(advancingBy: stride, at: location), at: location)
+  package func advance(
+    by stride: Interval, wakeUps: WakeUps? = nil, at location: SourceLocation
+  ) async {
+    await drive(through: target(advancingBy: stride, at: location), wakeUps: wakeUps, at: location)
   }
 
   /// ``advance(to:at:)`` for async code, settling after each action.
-  package func advance(to instant: Time, at location: SourceLocation) async {
-    await drive(through: target(advancingTo: instant, at: location), at: location)
+  package func advance(
+    to instant: Time, wakeUps: WakeUps? = nil, at location: SourceLocation
+  ) async {
+    await drive(through: target(advancingTo: instant, at: location), wakeUps: wakeUps, at: location)
   }
 
   /// ``run(limit:at:)`` for async code, settling after each action.
-  package func run(limit: Int?, at location: SourceLocation) async {
-    await drive(through: nil, budget: runBudget(limit: limit), at: location)
+  package func run(limit: Int?, wakeUps: WakeUps? = nil, at location: SourceLocation) async {
+    await drive(through: nil, budget: runBudget(limit: limit), wakeUps: wakeUps, at: location)
   }
 
   /// The most actions a `run` that begins now performs before giving up: `limit`, or by
@@ -341,14 +345,15 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   package func drive(
     through target: Time?,
     budget: Int = .max,
+    wakeUps: WakeUps? = nil,
     at location: SourceLocation
   ) async {
     var remaining = budget
-    await Settling.settle()
+    await Settling.settle(wakeUps)
     while remaining > 0, let action = takeNext(through: target, at: location) {
       action()
       remaining -= 1
-      await Settling.settle()
+      await Settling.settle(wakeUps)
     }
     finishDriving(through: target, budget: budget, remaining: remaining, at: location)
   }

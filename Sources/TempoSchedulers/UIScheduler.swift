@@ -1,7 +1,7 @@
 import TempoCore
 
 /// A scheduler that runs its work on the main queue as soon as possible: at once when asked from
-/// the main thread, with a hop to the main queue otherwise.
+/// the main queue, with a hop to the main queue otherwise.
 ///
 /// `DispatchQueue.main.schedule` always hops, so an action scheduled from the main thread waits
 /// for the next turn of the run loop. That hop is visible in animations and in UI code that
@@ -9,12 +9,14 @@ import TempoCore
 ///
 /// ```swift
 /// apiClient.fetchUser()
-///   .receive(on: UIScheduler.shared)   // no hop when the value arrives on the main thread
+///   .receive(on: UIScheduler.shared)   // no hop when the value arrives on the main queue
 ///   .assign(to: &$user)
 /// ```
 ///
 /// Work never overtakes earlier work: while an action queued from another thread has not run
-/// yet, actions scheduled from the main thread queue up behind it instead of running at once.
+/// yet, actions scheduled from the main queue line up behind it instead of running at once.
+/// ("The main queue" includes `@MainActor` code; on Linux that may run on a thread other than the
+/// process's first one, so the check is for the queue, not for the thread.)
 public struct UIScheduler: Scheduler, Sendable {
   /// UI scheduler has no options.
   public typealias SchedulerOptions = Never
@@ -32,7 +34,7 @@ public struct UIScheduler: Scheduler, Sendable {
 
   private init() {}
 
-  /// Runs `action` at once when called on the main thread with nothing queued before it;
+  /// Runs `action` at once when called on the main queue with nothing queued before it;
   /// otherwise queues it on the main queue.
   public func schedule(options _: SchedulerOptions? = nil, _ action: @escaping () -> Void) {
     if MainQueueBacklog.shared.isOnMainQueue, MainQueueBacklog.shared.isEmpty {
