@@ -105,7 +105,9 @@ public func registerSchedulerBenchmarks<S: Scheduler>(
     return ran
   }
 
-  register("n timers, one tick each") { size in
+  /// N repeating timers at random offsets, each due once within the advance; `cancelling`
+  /// decides which are cancelled before it.
+  func timers(_ size: Int, cancelling: (Int) -> Bool) -> Int {
     let scheduler = test.make()
     var ran = 0
     let timers = offsets(size).map { offset in
@@ -114,25 +116,13 @@ public func registerSchedulerBenchmarks<S: Scheduler>(
         interval: .milliseconds(size)
       ) { ran += 1 }
     }
+    for (index, timer) in timers.enumerated() where cancelling(index) { timer.cancel() }
     test.advance(scheduler, .milliseconds(size - 1))
     timers.forEach { $0.cancel() }
     return ran
   }
-
-  register("n timers, half cancelled") { size in
-    let scheduler = test.make()
-    var ran = 0
-    let timers = offsets(size).map { offset in
-      scheduler.schedule(
-        after: scheduler.now.advanced(by: .milliseconds(offset)),
-        interval: .milliseconds(size)
-      ) { ran += 1 }
-    }
-    for (index, timer) in timers.enumerated() where index % 2 == 0 { timer.cancel() }
-    test.advance(scheduler, .milliseconds(size - 1))
-    timers.forEach { $0.cancel() }
-    return ran
-  }
+  register("n timers, one tick each") { timers($0) { _ in false } }
+  register("n timers, half cancelled") { timers($0) { $0 % 2 == 0 } }
 
   func pipeline(
     _ workload: String,
