@@ -14,6 +14,38 @@ UNITS = {"ns": 1e-3, "μs": 1.0, "us": 1.0, "ms": 1e3, "s": 1e6}
 SCALES = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9}
 
 
+LABELS = {
+    "one-shots-advance": "one-shots, one advance",
+    "one-shots-run": "one-shots, run()",
+    "one-timer": "one timer, n ticks",
+    "n-timers": "n timers, one tick each",
+    "n-timers-half-cancelled": "n timers, half cancelled",
+    "debounce": "debounce, n sends",
+    "delay": "delay, n sends",
+    "receive-on": "receive(on:), n sends",
+    "delay-receive-on": "delay + receive(on:), n sends",
+    "timer-publisher": "Publishers.Timer, n ticks",
+    "n-sleepers": "n tasks sleeping",
+    "one-sleeper-n-times": "one task sleeping n times",
+}
+
+
+def split_name(name):
+    """(implementation, workload label, n) from "Impl_workload_n=N", or from the older
+    "Impl workload n=N" form of the first results file."""
+    m = re.match(r"^([^_]+)_([^_]+)_n=(\d+)$", name)
+    if m:
+        return m.group(1), LABELS.get(m.group(2), m.group(2)), int(m.group(3))
+    m = re.match(r"^(.*?),? n=(\d+)$", name)
+    if not m:
+        return None
+    label, n = m.group(1), int(m.group(2))
+    implementation, workload = label.split(" ", 1) if " " in label else (label, "")
+    if implementation == "Floor":
+        workload = "one-shots, one advance"  # the floor of that workload
+    return implementation, workload.rstrip(","), n
+
+
 def parse(path):
     """{(implementation, workload, n): (p50 µs per run, p50 mallocs per run)}"""
     results = {}
@@ -34,14 +66,10 @@ def parse(path):
             p50 = float(cells[3].replace(",", ""))
         except ValueError:
             continue
-        m = re.match(r"^(.*?) n=(\d+)$", name) or re.match(r"^(.*?), n=(\d+)$", name)
-        if not m:
+        parts = split_name(name)
+        if not parts:
             continue
-        label, n = m.group(1), int(m.group(2))
-        implementation, workload = label.split(" ", 1) if " " in label else (label, "")
-        if implementation == "Floor":
-            workload = "one-shots, one advance"  # the floor of that workload
-        key = (implementation, workload.rstrip(","), n)
+        key = parts
         time, mallocs = results.get(key, (None, None))
         unit = re.search(r"\((ns|μs|us|ms|s)\)", metric)
         scale = re.search(r"\(([KMG])\)", metric)

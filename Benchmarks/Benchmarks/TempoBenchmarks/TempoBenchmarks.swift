@@ -30,7 +30,9 @@ let benchmarks: @Sendable () -> Void = {
   // The floor: what any heap-based timeline must do at least. Push n (date, sequence, closure)
   // entries through a binary heap, pop them in order and call each closure.
   for size in Sizes.tempo {
-    Benchmark("Floor heap push/pop/call n=\(size)", configuration: configuration(size: size)) {
+    Benchmark(
+      benchmarkName("Floor", "one-shots-advance", size), configuration: configuration(size: size)
+    ) {
       benchmark in
       for _ in benchmark.scaledIterations {
         var heap = Heap<FloorEntry>()

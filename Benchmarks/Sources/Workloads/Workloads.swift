@@ -27,6 +27,12 @@ public func configuration(size: Int) -> Benchmark.Configuration {
   )
 }
 
+/// A benchmark's name: implementation, workload and size, with no spaces, since the benchmark
+/// tool writes threshold files with spaces replaced but reads them back without.
+public func benchmarkName(_ implementation: String, _ workload: String, _ size: Int) -> String {
+  "\(implementation)_\(workload)_n=\(size)"
+}
+
 /// Pseudo-random offsets in `0..<size` milliseconds, the same on every run.
 public func offsets(_ size: Int) -> [Int] {
   var state: UInt64 = 0x1234_5678
@@ -63,7 +69,7 @@ public func registerSchedulerBenchmarks<S: Scheduler>(
 ) {
   func register(_ workload: String, _ body: @escaping (Int) -> Int) {
     for size in sizes {
-      Benchmark("\(name) \(workload) n=\(size)", configuration: configuration(size: size)) {
+      Benchmark(benchmarkName(name, workload, size), configuration: configuration(size: size)) {
         benchmark in
         for _ in benchmark.scaledIterations {
           let ran = body(size)
@@ -74,7 +80,7 @@ public func registerSchedulerBenchmarks<S: Scheduler>(
     }
   }
 
-  register("one-shots, one advance") { size in
+  register("one-shots-advance") { size in
     let scheduler = test.make()
     var ran = 0
     for offset in offsets(size) {
@@ -84,7 +90,7 @@ public func registerSchedulerBenchmarks<S: Scheduler>(
     return ran
   }
 
-  register("one-shots, run()") { size in
+  register("one-shots-run") { size in
     let scheduler = test.make()
     var ran = 0
     for offset in offsets(size) {
@@ -94,7 +100,7 @@ public func registerSchedulerBenchmarks<S: Scheduler>(
     return ran
   }
 
-  register("one timer, n ticks") { size in
+  register("one-timer") { size in
     let scheduler = test.make()
     var ran = 0
     let timer = scheduler.schedule(
@@ -121,14 +127,14 @@ public func registerSchedulerBenchmarks<S: Scheduler>(
     timers.forEach { $0.cancel() }
     return ran
   }
-  register("n timers, one tick each") { timers($0) { _ in false } }
-  register("n timers, half cancelled") { timers($0) { $0 % 2 == 0 } }
+  register("n-timers") { timers($0) { _ in false } }
+  register("n-timers-half-cancelled") { timers($0) { $0 % 2 == 0 } }
 
   func pipeline(
     _ workload: String,
     _ transform: @escaping (AnyPublisher<Int, Never>, S) -> AnyPublisher<Int, Never>
   ) {
-    register("\(workload), n sends") { size in
+    register(workload) { size in
       let scheduler = test.make()
       let subject = PassthroughSubject<Int, Never>()
       var received = 0
@@ -145,12 +151,12 @@ public func registerSchedulerBenchmarks<S: Scheduler>(
   }
   pipeline("debounce") { $0.debounce(for: .milliseconds(1), scheduler: $1).eraseToAnyPublisher() }
   pipeline("delay") { $0.delay(for: .milliseconds(1), scheduler: $1).eraseToAnyPublisher() }
-  pipeline("receive(on:)") { $0.receive(on: $1).eraseToAnyPublisher() }
-  pipeline("delay + receive(on:)") {
+  pipeline("receive-on") { $0.receive(on: $1).eraseToAnyPublisher() }
+  pipeline("delay-receive-on") {
     $0.delay(for: .milliseconds(1), scheduler: $1).receive(on: $1).eraseToAnyPublisher()
   }
 
-  register("Publishers.Timer, n ticks") { size in
+  register("timer-publisher") { size in
     let scheduler = test.make()
     var ticks = 0
     let cancellable = test.timer(scheduler, .milliseconds(1)).sink { _ in ticks += 1 }
@@ -183,7 +189,7 @@ public func registerClockBenchmarks<C: Clock>(
   _ name: String, sizes: [Int], _ test: ClockUnderTest<C>
 ) where C.Duration == Duration {
   for size in sizes {
-    Benchmark("\(name) n tasks sleeping, n=\(size)", configuration: configuration(size: size)) {
+    Benchmark(benchmarkName(name, "n-sleepers", size), configuration: configuration(size: size)) {
       benchmark in
       for _ in benchmark.scaledIterations {
         let clock = test.make()
@@ -207,7 +213,7 @@ public func registerClockBenchmarks<C: Clock>(
       }
     }
     Benchmark(
-      "\(name) one task sleeping n times, n=\(size)", configuration: configuration(size: size)
+      benchmarkName(name, "one-sleeper-n-times", size), configuration: configuration(size: size)
     ) {
       benchmark in
       for _ in benchmark.scaledIterations {
