@@ -282,7 +282,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   }
 
   /// Ends an advance: `now` becomes `target` unless it is already later.
-  package func finishAdvance(at target: Time) {
+  private func finishAdvance(at target: Time) {
     lock.withLock {
       if currentNow < target { currentNow = target }
     }

@@ -81,35 +81,13 @@ extension _TempoEpoch {
   public static var immediate: ImmediateSchedulerOf<Self> { ImmediateScheduler(now: _tempoEpoch) }
 }
 
-extension AnyScheduler
-where
-  SchedulerTimeType == DispatchQueue.SchedulerTimeType,
-  SchedulerOptions == DispatchQueue.SchedulerOptions
-{
-  /// An immediate dispatch queue scheduler, type-erased.
-  public static var immediate: Self { DispatchQueue.immediate.eraseToAnyScheduler() }
-}
-
-extension AnyScheduler
-where SchedulerTimeType == UIScheduler.SchedulerTimeType, SchedulerOptions == Never {
-  /// An immediate UI scheduler, type-erased.
-  public static var immediate: Self { UIScheduler.immediate.eraseToAnyScheduler() }
-}
-
-extension AnyScheduler
-where
-  SchedulerTimeType == OperationQueue.SchedulerTimeType,
-  SchedulerOptions == OperationQueue.SchedulerOptions
-{
-  /// An immediate operation queue scheduler, type-erased.
-  public static var immediate: Self { OperationQueue.immediate.eraseToAnyScheduler() }
-}
-
-extension AnyScheduler
-where
-  SchedulerTimeType == RunLoop.SchedulerTimeType,
-  SchedulerOptions == RunLoop.SchedulerOptions
-{
-  /// An immediate run loop scheduler, type-erased.
-  public static var immediate: Self { RunLoop.immediate.eraseToAnyScheduler() }
+extension AnyScheduler where SchedulerTimeType: _TempoEpochTime {
+  /// An immediate scheduler with these time and options types, type-erased.
+  ///
+  /// ```swift
+  /// let model = CurrencyViewModel(scheduler: .immediate)   // AnySchedulerOf<DispatchQueue>
+  /// ```
+  public static var immediate: Self {
+    ImmediateScheduler(now: SchedulerTimeType._tempoEpoch).eraseToAnyScheduler()
+  }
 }

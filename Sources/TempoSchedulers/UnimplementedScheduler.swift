@@ -138,34 +138,18 @@ extension _TempoEpoch {
   }
 }
 
-extension AnyScheduler
-where
-  SchedulerTimeType == DispatchQueue.SchedulerTimeType,
-  SchedulerOptions == DispatchQueue.SchedulerOptions
-{
-  /// An unimplemented dispatch queue scheduler, type-erased.
-  public static var unimplemented: Self { DispatchQueue.unimplemented.eraseToAnyScheduler() }
-
-  /// An unimplemented dispatch queue scheduler whose issues start with `prefix`, type-erased.
-  public static func unimplemented(
-    _ prefix: String,
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) -> Self {
-    DispatchQueue.unimplemented(
-      prefix, fileID: fileID, filePath: filePath, line: line, column: column
-    ).eraseToAnyScheduler()
+extension AnyScheduler where SchedulerTimeType: _TempoEpochTime {
+  /// An unimplemented scheduler with these time and options types, type-erased.
+  ///
+  /// ```swift
+  /// let model = CurrencyViewModel(scheduler: .unimplemented)   // AnySchedulerOf<DispatchQueue>
+  /// ```
+  public static var unimplemented: Self {
+    UnimplementedScheduler(now: SchedulerTimeType._tempoEpoch).eraseToAnyScheduler()
   }
-}
 
-extension AnyScheduler
-where SchedulerTimeType == UIScheduler.SchedulerTimeType, SchedulerOptions == Never {
-  /// An unimplemented UI scheduler, type-erased.
-  public static var unimplemented: Self { UIScheduler.unimplemented.eraseToAnyScheduler() }
-
-  /// An unimplemented UI scheduler whose issues start with `prefix`, type-erased.
+  /// An unimplemented scheduler with these time and options types whose issues start with
+  /// `prefix`, type-erased.
   public static func unimplemented(
     _ prefix: String,
     fileID: StaticString = #fileID,
@@ -173,52 +157,9 @@ where SchedulerTimeType == UIScheduler.SchedulerTimeType, SchedulerOptions == Ne
     line: UInt = #line,
     column: UInt = #column
   ) -> Self {
-    UIScheduler.unimplemented(
-      prefix, fileID: fileID, filePath: filePath, line: line, column: column
-    ).eraseToAnyScheduler()
-  }
-}
-
-extension AnyScheduler
-where
-  SchedulerTimeType == OperationQueue.SchedulerTimeType,
-  SchedulerOptions == OperationQueue.SchedulerOptions
-{
-  /// An unimplemented operation queue scheduler, type-erased.
-  public static var unimplemented: Self { OperationQueue.unimplemented.eraseToAnyScheduler() }
-
-  /// An unimplemented operation queue scheduler whose issues start with `prefix`, type-erased.
-  public static func unimplemented(
-    _ prefix: String,
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) -> Self {
-    OperationQueue.unimplemented(
-      prefix, fileID: fileID, filePath: filePath, line: line, column: column
-    ).eraseToAnyScheduler()
-  }
-}
-
-extension AnyScheduler
-where
-  SchedulerTimeType == RunLoop.SchedulerTimeType,
-  SchedulerOptions == RunLoop.SchedulerOptions
-{
-  /// An unimplemented run loop scheduler, type-erased.
-  public static var unimplemented: Self { RunLoop.unimplemented.eraseToAnyScheduler() }
-
-  /// An unimplemented run loop scheduler whose issues start with `prefix`, type-erased.
-  public static func unimplemented(
-    _ prefix: String,
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) -> Self {
-    RunLoop.unimplemented(
-      prefix, fileID: fileID, filePath: filePath, line: line, column: column
+    UnimplementedScheduler(
+      prefix, now: SchedulerTimeType._tempoEpoch,
+      fileID: fileID, filePath: filePath, line: line, column: column
     ).eraseToAnyScheduler()
   }
 }

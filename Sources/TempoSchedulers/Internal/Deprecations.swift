@@ -31,40 +31,8 @@ extension _TempoEpoch {
   public static var immediateScheduler: ImmediateSchedulerOf<Self> { immediate }
 }
 
-extension AnyScheduler
-where
-  SchedulerTimeType == DispatchQueue.SchedulerTimeType,
-  SchedulerOptions == DispatchQueue.SchedulerOptions
-{
-  /// An unimplemented dispatch queue scheduler; the older name of `unimplemented`.
-  @available(*, deprecated, renamed: "unimplemented")
-  public static var failing: Self { unimplemented }
-
-  /// The older name of `unimplemented(_:)`.
-  @available(*, deprecated, renamed: "unimplemented(_:)")
-  public static func failing(_ prefix: String) -> Self { unimplemented(prefix) }
-}
-
-extension AnyScheduler
-where
-  SchedulerTimeType == OperationQueue.SchedulerTimeType,
-  SchedulerOptions == OperationQueue.SchedulerOptions
-{
-  /// An unimplemented operation queue scheduler; the older name of `unimplemented`.
-  @available(*, deprecated, renamed: "unimplemented")
-  public static var failing: Self { unimplemented }
-
-  /// The older name of `unimplemented(_:)`.
-  @available(*, deprecated, renamed: "unimplemented(_:)")
-  public static func failing(_ prefix: String) -> Self { unimplemented(prefix) }
-}
-
-extension AnyScheduler
-where
-  SchedulerTimeType == RunLoop.SchedulerTimeType,
-  SchedulerOptions == RunLoop.SchedulerOptions
-{
-  /// An unimplemented run loop scheduler; the older name of `unimplemented`.
+extension AnyScheduler where SchedulerTimeType: _TempoEpochTime {
+  /// An unimplemented scheduler, type-erased; the older name of `unimplemented`.
   @available(*, deprecated, renamed: "unimplemented")
   public static var failing: Self { unimplemented }
 
