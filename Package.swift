@@ -53,7 +53,8 @@ let package = Package(
     .target(
       name: "TempoTestSupport",
       dependencies: [
-        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay")
+        "TempoCore",
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),
     .executableTarget(
@@ -69,6 +70,8 @@ let package = Package(
       ],
       path: "Tests/TempoTestHelpers"
     ),
+    // Async features driven by a test clock, shared with the stress run in Benchmarks/.
+    .target(name: "TempoScenarios", path: "Tests/TempoScenarios"),
     .testTarget(
       name: "TempoCoreTests",
       dependencies: ["TempoCore", "TempoTestHelpers"]
@@ -79,7 +82,7 @@ let package = Package(
     ),
     .testTarget(
       name: "TempoClocksTests",
-      dependencies: ["TempoClocks", "TempoTestHelpers"]
+      dependencies: ["TempoClocks", "TempoScenarios", "TempoTestHelpers"]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -176,8 +176,15 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, @unc
   /// model.stopTimerButtonTapped()
   /// try await clock.checkSuspension()   // the timer is no longer sleeping
   /// ```
-  public func checkSuspension() async throws {
-    await Settling.settle()
+  public func checkSuspension(
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async throws {
+    await Settling.settle(
+      at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    )
     guard timeline.pendingCount == 0 else { throw SuspensionError() }
   }
 

@@ -15,7 +15,13 @@ package enum Settling {
 
   /// Gives the work already queued on the global executor and the main actor its turns; first,
   /// waits until every task that `wakeUps` counts as woken has run again.
-  package static func settle(_ wakeUps: WakeUps? = nil) async {
+  package static func settle(_ wakeUps: WakeUps? = nil, at location: SourceLocation) async {
+    if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *),
+      let executor = TestExecutor.current
+    {
+      await executor.settle(at: location)
+      return
+    }
     if let wakeUps {
       // A wait on a state, not a count: the woken tasks have been scheduled and have left their
       // sleep. Bounded, so that a task the runtime never schedules cannot hang the advance.
@@ -37,7 +43,7 @@ package enum Settling {
 /// Counts the sleepers an advance woke that have not run again yet.
 ///
 /// A test clock counts a wake-up before it resumes a sleeper, and the sleeper acknowledges it when
-/// its task runs again; ``Settling/settle(_:)`` waits for the count to reach zero before its probe
+/// its task runs again; ``Settling/settle(_:at:)`` waits for the count to reach zero before its probe
 /// rounds, so a woken task that the system was slow to schedule is not left behind.
 package final class WakeUps: @unchecked Sendable {
   // Invariant: `lock` guards `count`.

@@ -29,6 +29,7 @@ package final class Sleeper: @unchecked Sendable {
   /// Stores the continuation; answers false (after resuming it with `CancellationError`) if the
   /// sleep was already cancelled, in which case nothing should be scheduled.
   package func install(_ continuation: CheckedContinuation<Void, any Error>) -> Bool {
+    TestExecutor.noteCurrentTask()
     let cancelled = lock.withLock {
       if isFinished { return true }
       self.continuation = continuation

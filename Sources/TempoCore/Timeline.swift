@@ -349,11 +349,11 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     at location: SourceLocation
   ) async {
     var remaining = budget
-    await Settling.settle(wakeUps)
+    await Settling.settle(wakeUps, at: location)
     while remaining > 0, let action = takeNext(through: target, at: location) {
       action()
       remaining -= 1
-      await Settling.settle(wakeUps)
+      await Settling.settle(wakeUps, at: location)
     }
     finishDriving(through: target, budget: budget, remaining: remaining, at: location)
   }

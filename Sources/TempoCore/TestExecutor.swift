@@ -1,0 +1,390 @@
+import Dispatch
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Android)
+  import Android
+#endif
+
+/// Runs the work of one test, one job at a time, and knows when that work has gone quiet.
+///
+/// While a test executor is open, the jobs that the test's tasks make runnable — a task started
+/// with `Task {}` or `Task.detached`, a child of a task group, a task resumed by a clock, a
+/// stream or a continuation, a hop to an actor, a task leaving the main actor — are enqueued
+/// here instead of on the global executor (see ``EnqueueHooks``). The executor runs them in the
+/// order they were enqueued, on a thread of its own or on the thread of a clock that is waiting
+/// for quiet. So it knows whether any of them is runnable, and ``settle(at:)`` waits for exactly
+/// that: nothing queued, nothing running, and nothing left on the main queue that makes more.
+///
+/// A job belongs to the executor when
+/// - it is enqueued from a job this executor is running (``RunningJob``),
+/// - or from a task carrying ``current`` (the test's task and every task it starts: task-locals
+///   are inherited),
+/// - or it is a task the executor has met before (``members``): the runtime enqueues a task
+///   that leaves an actor after the task has stopped being current, so only its identity tells,
+/// - or it is a task leaving the main queue while this executor waits for the main queue
+///   (see ``passThroughMainQueue()``): the only way to meet a main-actor task started by the
+///   test, since the runtime does not route main-actor jobs through any hook.
+///
+/// Test executors take turns (``Turns``): the main actor is one queue for the whole process, so
+/// a main-actor task leaving it could not be told apart from another scope's.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+package final class TestExecutor: TaskExecutor, @unchecked Sendable {
+  // Invariant: `condition` guards every `var` below. Jobs are run, and waiting tasks resumed,
+  // only after unlocking; `isRunningJob` makes sure at most one job runs at a time.
+  private let condition = Condition()
+  private var jobs: [Job] = []
+  private var head = 0
+  private var isRunningJob = false
+  private var isClosed = false
+  private var jobsRun = 0
+  private var accepted = 0
+  private var drivers: Set<UnsafeRawPointer> = []
+  /// The tasks that have had a job here, or slept on a test clock from this test.
+  private var members: Set<UnsafeRawPointer> = []
+  private var waiters: [Waiter] = []
+
+  private struct Job {
+    let job: UnownedJob
+    let onMainActor: Bool
+  }
+
+  private struct Waiter {
+    let continuation: UnsafeContinuation<Bool, Never>
+    /// The value of `jobsRun` at which the waiter gives up.
+    let giveUpAt: Int
+  }
+
+  /// The executor of the current test, carried by the test's task and inherited by the tasks it
+  /// starts.
+  @TaskLocal package static var current: TestExecutor?
+
+  /// How many jobs one ``settle(at:)`` lets run before it says the work does not go quiet.
+  package static var jobBudget: Int { 1_000_000 }
+
+  /// Opens an executor: installs the enqueue hooks and starts its thread. Call ``close()``
+  /// when the test ends. Take a turn first (``Turns``).
+  package init() {
+    startThread()
+    EnqueueHooks.open(self)
+  }
+
+  /// The turns that test executors take, one open at a time.
+  package static let turns = Turns()
+
+  /// Whether the executor still takes jobs.
+  package var isOpen: Bool { condition.withLock { !isClosed } }
+
+  /// Whether this runtime lets a test executor see jobs at all.
+  package static var isSupported: Bool { EnqueueHooks.areAvailable }
+
+  /// The executor whose jobs the current thread or task makes runnable, if any: the one whose
+  /// job the thread is running, else the one the current task carries.
+  static var routing: TestExecutor? {
+    RunningJob.executor ?? current
+  }
+
+  // MARK: Taking jobs
+
+  /// Queues `job`, enqueued from this test's context, if this executor is open and the job is
+  /// not a driver's; answers false otherwise.
+  func accept(_ job: UnownedJob, onMainActor: Bool) -> Bool {
+    take(job, onMainActor: onMainActor) { _ in true }
+  }
+
+  /// Queues `job`, enqueued from no known context, if it is a task of this test, or if it
+  /// leaves the main queue: a main-actor task that the test started is met no other way.
+  func acceptStray(_ job: UnownedJob, fromMainQueue: Bool) -> Bool {
+    take(job, onMainActor: false) { pointer in fromMainQueue || members.contains(pointer) }
+  }
+
+  private func take(
+    _ job: UnownedJob, onMainActor: Bool, if belongs: (UnsafeRawPointer) -> Bool
+  ) -> Bool {
+    let pointer = unsafeBitCast(job, to: UnsafeRawPointer.self)
+    return condition.withLock {
+      guard !isClosed, !drivers.contains(pointer), belongs(pointer) else { return false }
+      members.insert(pointer)
+      jobs.append(Job(job: job, onMainActor: onMainActor))
+      accepted += 1
+      condition.broadcast()
+      return true
+    }
+  }
+
+  /// Remembers the current task as one of this test's, so that its jobs come here even when
+  /// the runtime enqueues them from no context. Test clocks call it when a task sleeps.
+  package static func noteCurrentTask() {
+    guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *),
+      let executor = current,
+      let task = withUnsafeCurrentTask(body: { $0 })
+    else { return }
+    let pointer = unsafeBitCast(task, to: UnsafeRawPointer.self)
+    executor.condition.withLock {
+      if !executor.drivers.contains(pointer) {
+        executor.members.insert(pointer)
+        executor.accepted += 1
+      }
+    }
+  }
+
+  /// Jobs of tasks that prefer this executor (`withTaskExecutorPreference`) are queued too.
+  package func enqueue(_ job: UnownedJob) {
+    if !accept(job, onMainActor: false) {
+      // Closed: nothing will run it here any more, so it runs where unpreferred jobs run.
+      job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
+    }
+  }
+
+  /// Marks the current task as one that drives the test: it advances clocks and waits for
+  /// quiet, so its own jobs never run here (it would be waiting for itself).
+  package func registerCurrentTaskAsDriver() {
+    guard let task = withUnsafeCurrentTask(body: { $0 }) else { return }
+    let pointer = unsafeBitCast(task, to: UnsafeRawPointer.self)
+    condition.withLock {
+      drivers.insert(pointer)
+      members.remove(pointer)
+    }
+  }
+
+  // MARK: Waiting for quiet
+
+  /// Waits until no job of this test is queued or running, running jobs on the caller's thread
+  /// while it can, then lets the main queue run what it holds and starts over if that made
+  /// jobs runnable here. Answers false, after reporting at `location`, if the work did not go
+  /// quiet within ``jobBudget`` jobs (a task that yields or re-schedules itself forever).
+  @discardableResult
+  package func settle(at location: SourceLocation) async -> Bool {
+    registerCurrentTaskAsDriver()
+    if RunningJob.executor === self {
+      // A task of the test advances a clock from one of this executor's jobs: leave this
+      // executor (drivers' jobs go to the global executor), or it would wait for itself.
+      await Task.yield()
+    }
+    let giveUpAt = condition.withLock { jobsRun } + Self.jobBudget
+    while true {
+      guard await quietHere(giveUpAt: giveUpAt) else {
+        location.report(
+          """
+          The work started in this test did not go quiet after \(Self.jobBudget) jobs, so the \
+          clock or scheduler went on without waiting for it. A task that yields or \
+          re-schedules itself in a loop never lets the test executor finish.
+          """
+        )
+        return false
+      }
+      // Quiet here; now the main queue. If anything became runnable here meanwhile, or while
+      // the main queue ran what it held, start over: a job that ran here after the pass began
+      // may have queued main-actor work behind it.
+      guard let acceptedBefore = condition.withLock({ isQuiet ? accepted : nil }) else {
+        continue
+      }
+      await passThroughMainQueue()
+      if condition.withLock({ accepted == acceptedBefore && isQuiet }) { return true }
+    }
+  }
+
+  /// Waits until nothing is queued or running here, or the budget is spent (false).
+  private func quietHere(giveUpAt: Int) async -> Bool {
+    while let job = takeJobForCallersThread(giveUpAt: giveUpAt) {
+      run(job)
+      finishJob()
+    }
+    return await withUnsafeContinuation { continuation in
+      let answer: Bool? = condition.withLock {
+        if isQuiet { return true }
+        if jobsRun >= giveUpAt { return false }
+        waiters.append(Waiter(continuation: continuation, giveUpAt: giveUpAt))
+        return nil
+      }
+      if let answer { continuation.resume(returning: answer) }
+    }
+  }
+
+  /// Returns once everything queued on the main queue before the call has run.
+  ///
+  /// Jobs for the main actor do not pass through the runtime's enqueue hooks (the runtime
+  /// hands them to the main executor directly), so this executor cannot take them. The main
+  /// queue runs in order, though: what the test's work queued there has run when a block
+  /// queued after it runs. Meanwhile, tasks that leave the main queue for the global executor
+  /// are taken here (``acceptStray(_:fromMainQueue:)``).
+  private func passThroughMainQueue() async {
+    await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+      DispatchQueue.main.async { continuation.resume() }
+    }
+  }
+
+  /// The next job, if it may run on the thread of a waiting clock: queued first, not for the
+  /// main actor, no other job running, budget left.
+  private func takeJobForCallersThread(giveUpAt: Int) -> Job? {
+    condition.withLock {
+      guard !isRunningJob, head < jobs.count, !jobs[head].onMainActor, jobsRun < giveUpAt
+      else { return nil }
+      return takeJob()
+    }
+  }
+
+  /// Whether nothing is queued or running. Call with the lock held.
+  private var isQuiet: Bool { head == jobs.count && !isRunningJob }
+
+  /// Removes the first queued job and marks it running. Call with the lock held.
+  private func takeJob() -> Job {
+    let job = jobs[head]
+    head += 1
+    if head == jobs.count {
+      jobs.removeAll(keepingCapacity: true)
+      head = 0
+    } else if head >= 1024, head * 2 >= jobs.count {
+      jobs.removeFirst(head)
+      head = 0
+    }
+    isRunningJob = true
+    return job
+  }
+
+  /// Marks the running job done and resumes the waiters that this releases.
+  private func finishJob() {
+    let released = condition.withLock { () -> [(UnsafeContinuation<Bool, Never>, Bool)] in
+      isRunningJob = false
+      jobsRun += 1
+      condition.broadcast()
+      guard !waiters.isEmpty else { return [] }
+      let quiet = isQuiet
+      var released: [(UnsafeContinuation<Bool, Never>, Bool)] = []
+      waiters.removeAll { waiter in
+        guard quiet || jobsRun >= waiter.giveUpAt else { return false }
+        released.append((waiter.continuation, quiet))
+        return true
+      }
+      return released
+    }
+    for (continuation, quiet) in released { continuation.resume(returning: quiet) }
+  }
+
+  // MARK: Running jobs
+
+  private func run(_ job: Job) {
+    let executor = RunningJob.executor
+    RunningJob.executor = self
+    defer { RunningJob.executor = executor }
+    if job.onMainActor {
+      DispatchQueue.main.sync {
+        let executor = RunningJob.executor
+        RunningJob.executor = self
+        defer { RunningJob.executor = executor }
+        job.job.runSynchronously(on: MainActor.sharedUnownedExecutor)
+      }
+    } else {
+      job.job.runSynchronously(on: asUnownedTaskExecutor())
+    }
+  }
+
+  private func startThread() {
+    let box = Unmanaged.passRetained(self).toOpaque()
+    var thread = pthread_t()
+    let status = pthread_create(
+      &thread, nil,
+      { box in
+        #if canImport(Darwin)
+          let executor = Unmanaged<TestExecutor>.fromOpaque(box).takeRetainedValue()
+        #else
+          let executor = Unmanaged<TestExecutor>.fromOpaque(box!).takeRetainedValue()
+        #endif
+        executor.runLoop()
+        return nil
+      }, box)
+    precondition(status == 0, "pthread_create failed with \(status)")
+    pthread_detach(thread)
+  }
+
+  /// The executor's own thread: runs queued jobs while no waiting clock does, until the
+  /// executor is closed and its queue is empty.
+  private func runLoop() {
+    while true {
+      condition.lock()
+      while !isClosed && (head == jobs.count || isRunningJob) { condition.wait() }
+      if head == jobs.count {
+        condition.unlock()
+        return
+      }
+      if isRunningJob {
+        condition.wait()
+        condition.unlock()
+        continue
+      }
+      let job = takeJob()
+      condition.unlock()
+      run(job)
+      finishJob()
+    }
+  }
+
+  /// Closes the executor: it takes no more jobs (later ones go to the global executor), runs
+  /// those still queued, then its thread ends.
+  package func close() {
+    condition.withLock {
+      isClosed = true
+      condition.broadcast()
+    }
+    EnqueueHooks.close(self)
+  }
+}
+
+/// Which test executor's job the current thread is running, kept in a thread-specific value.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+enum RunningJob {
+  private static let key: pthread_key_t = {
+    var key = pthread_key_t()
+    let status = pthread_key_create(&key, nil)
+    precondition(status == 0, "pthread_key_create failed with \(status)")
+    return key
+  }()
+
+  static var executor: TestExecutor? {
+    get {
+      pthread_getspecific(key).map { Unmanaged<TestExecutor>.fromOpaque($0).takeUnretainedValue() }
+    }
+    set {
+      pthread_setspecific(key, newValue.map { Unmanaged.passUnretained($0).toOpaque() })
+    }
+  }
+}
+
+/// The turns that test executors take: one is open at a time, the others wait in order.
+package final class Turns: @unchecked Sendable {
+  // Invariant: `lock` guards both `var`s; waiters are resumed after unlocking.
+  private let lock = Lock()
+  private var isTaken = false
+  private var waiting: [UnsafeContinuation<Void, Never>] = []
+
+  /// Waits for the turn.
+  package func take() async {
+    await withUnsafeContinuation { continuation in
+      let now = lock.withLock {
+        if isTaken {
+          waiting.append(continuation)
+          return false
+        }
+        isTaken = true
+        return true
+      }
+      if now { continuation.resume() }
+    }
+  }
+
+  /// Passes the turn to the next waiter, if any.
+  package func pass() {
+    let next = lock.withLock { () -> UnsafeContinuation<Void, Never>? in
+      guard !waiting.isEmpty else {
+        isTaken = false
+        return nil
+      }
+      return waiting.removeFirst()
+    }
+    next?.resume()
+  }
+}

@@ -1,0 +1,78 @@
+import TempoCore
+public import Testing
+
+/// Runs `operation` with a test executor, so that test clocks and test schedulers advanced
+/// inside it wait for the work they release to go quiet, by construction.
+///
+/// Inside the scope, every job that the test's tasks make runnable runs on one executor that
+/// belongs to this test, one at a time, in the order the jobs became runnable. After each
+/// sleeper it resumes or action it runs, an async `advance` or `run` waits until that executor
+/// has nothing queued and nothing running, then takes the next step. No yield counts, no
+/// time-outs.
+///
+/// ```swift
+/// func testWelcome() async {
+///   await withTestExecutor {
+///     let clock = TestClock()
+///     let model = FeatureModel(clock: clock)
+///     Task { await model.onAppear() }
+///     await clock.advance(by: .seconds(5))
+///     XCTAssertTrue(model.message == "Welcome!")
+///   }
+/// }
+/// ```
+///
+/// In Swift Testing, the ``Testing/Trait/testExecutor`` trait does the same for a test or a
+/// suite. What the executor can and cannot see is described in the TempoClocks article
+/// "Deterministic async advancing".
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+public func withTestExecutor<Result>(
+  isolation: isolated (any Actor)? = #isolation,
+  _ operation: () async throws -> Result
+) async rethrows -> Result {
+  if let executor = TestExecutor.current, executor.isOpen {
+    // Already inside a scope: one test, one executor.
+    return try await operation()
+  }
+  await TestExecutor.turns.take()
+  let executor = TestExecutor()
+  defer {
+    executor.close()
+    TestExecutor.turns.pass()
+  }
+  executor.registerCurrentTaskAsDriver()
+  return try await TestExecutor.$current.withValue(executor, operation: operation)
+}
+
+/// The trait that runs a test, or every test of a suite, inside ``withTestExecutor(isolation:_:)``.
+///
+/// ```swift
+/// @Test(.testExecutor)
+/// func welcome() async {
+///   let clock = TestClock()
+///   let model = FeatureModel(clock: clock)
+///   Task { await model.onAppear() }
+///   await clock.advance(by: .seconds(5))
+///   #expect(model.message == "Welcome!")
+/// }
+/// ```
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+public struct TestExecutorTrait: TestTrait, SuiteTrait, TestScoping {
+  public var isRecursive: Bool { true }
+
+  public func provideScope(
+    for test: Test,
+    testCase: Test.Case?,
+    performing function: @Sendable () async throws -> Void
+  ) async throws {
+    guard testCase != nil else { return try await function() }
+    try await withTestExecutor { try await function() }
+  }
+}
+
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+extension Trait where Self == TestExecutorTrait {
+  /// Runs the test, or each test of the suite, on its own test executor (see
+  /// ``withTestExecutor(isolation:_:)``).
+  public static var testExecutor: Self { Self() }
+}
