@@ -82,7 +82,7 @@ let package = Package(
     ),
     .testTarget(
       name: "TempoClocksTests",
-      dependencies: ["TempoClocks", "TempoScenarios", "TempoTestHelpers"]
+      dependencies: ["TempoClocks", "TempoCore", "TempoScenarios", "TempoTestHelpers"]
     ),
   ],
   swiftLanguageModes: [.v6]

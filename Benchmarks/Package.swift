@@ -45,10 +45,23 @@ let package = Package(
         "Workloads", benchmark,
         .product(name: "TempoSchedulers", package: tempo),
         .product(name: "TempoClocks", package: tempo),
+        .product(name: "TempoTestSupport", package: tempo),
         .product(name: "HeapModule", package: "swift-collections"),
       ],
       path: "Benchmarks/TempoBenchmarks",
       plugins: plugins
+    ),
+    // The async scenarios of the root package's tests (a symbolic link to
+    // Tests/TempoScenarios), and the stress run that repeats them on Tempo and swift-clocks.
+    .target(name: "AsyncScenarios"),
+    .executableTarget(
+      name: "AsyncStress",
+      dependencies: [
+        "AsyncScenarios",
+        .product(name: "TempoClocks", package: tempo),
+        .product(name: "TempoTestSupport", package: tempo),
+        .product(name: "Clocks", package: "swift-clocks"),
+      ]
     ),
     .executableTarget(
       name: "PeerBenchmarks",

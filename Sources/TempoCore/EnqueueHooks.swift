@@ -56,6 +56,12 @@ enum EnqueueHooks {
   /// enqueued from main-actor code.
   private static let mainQueueKey = DispatchSpecificKey<Bool>()
 
+  /// Whether Tempo's hook is installed now (a test executor is open).
+  static var areInstalled: Bool {
+    guard let slots else { return false }
+    return lock.withLock { isTempos(slots.global.pointee, routeGlobal) }
+  }
+
   /// Whether this runtime exposes the hooks; without them a test executor cannot see any job.
   static var areAvailable: Bool { slots != nil }
 

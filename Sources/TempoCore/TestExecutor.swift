@@ -63,8 +63,9 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// starts.
   @TaskLocal package static var current: TestExecutor?
 
-  /// How many jobs one ``settle(at:)`` lets run before it says the work does not go quiet.
-  package static var jobBudget: Int { 1_000_000 }
+  /// How many jobs one ``settle(at:)`` lets run before it says the work does not go quiet
+  /// (a task-local, so that a test can lower it for itself).
+  @TaskLocal package static var jobBudget = 1_000_000
 
   /// Opens an executor: installs the enqueue hooks and starts its thread. Call ``close()``
   /// when the test ends. Take a turn first (``Turns``).
@@ -78,6 +79,9 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
 
   /// Whether the executor still takes jobs.
   package var isOpen: Bool { condition.withLock { !isClosed } }
+
+  /// Whether a test executor's enqueue hook is installed in the runtime now.
+  package static var hooksAreInstalled: Bool { EnqueueHooks.areInstalled }
 
   /// Whether this runtime lets a test executor see jobs at all.
   package static var isSupported: Bool { EnqueueHooks.areAvailable }

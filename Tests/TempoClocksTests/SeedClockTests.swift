@@ -1,4 +1,5 @@
 import TempoClocks
+import TempoTestSupport
 import XCTest
 
 /// The tests that the transcript building a test clock writes, as it writes them. The feature's
@@ -25,6 +26,20 @@ final class SeedClockTests: XCTestCase {
     Task { await model.task() }
     await clock.advance(by: .seconds(1))
     XCTAssertEqual(model.message, "Welcome!")
+  }
+
+  /// The same test inside a test executor: the advance waits for the model by construction.
+  @MainActor
+  func testWelcome_FirstTimer_OnATestExecutor() async {
+    await withTestExecutor {
+      let clock = TestClock()
+      let model = FeatureModel(clock: clock, hasSeenViewBefore: false)
+      Task { await model.task() }
+      await clock.advance(by: .seconds(4))
+      XCTAssertEqual(model.message, nil)
+      await clock.advance(by: .seconds(1))
+      XCTAssertEqual(model.message, "Welcome!")
+    }
   }
 
   @MainActor

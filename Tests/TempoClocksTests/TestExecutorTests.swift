@@ -1,6 +1,8 @@
 import Foundation
 import TempoClocks
+import TempoCore
 import TempoScenarios
+import TempoTestHelpers
 import TempoTestSupport
 import Testing
 
@@ -32,5 +34,65 @@ func runOnTestExecutor(_ scenario: AsyncScenario) async -> [String] {
       elapsed: { start.duration(to: clock.now) }
     )
     return await scenario.body(scenarioClock)
+  }
+}
+
+/// Seed 004's welcome test with the trait instead of the function.
+@Suite(.testExecutor) struct TestExecutorTraitTests {
+  @MainActor
+  @Test func welcomeWithTheTrait() async {
+    let clock = TestClock()
+    let model = FeatureModel(clock: clock, hasSeenViewBefore: false)
+    Task { await model.task() }
+    await clock.advance(by: .seconds(4))
+    #expect(model.message == nil)
+    await clock.advance(by: .seconds(1))
+    #expect(model.message == "Welcome!")
+  }
+
+  @Test func aNestedScopeIsTheSameScope() async {
+    let outer = TestExecutor.current
+    await withTestExecutor {
+      #expect(TestExecutor.current === outer)
+    }
+  }
+}
+
+@Suite struct TestExecutorBehaviourTests {
+  @Test func theHookIsInstalledOnlyWhileAScopeIsOpen() async {
+    // Other suites open scopes in parallel; take the turn to look at a quiet process.
+    await TestExecutor.turns.take()
+    #expect(!TestExecutor.hooksAreInstalled)
+    TestExecutor.turns.pass()
+    await withTestExecutor {
+      #expect(TestExecutor.hooksAreInstalled)
+    }
+  }
+
+  @Test func scopesInParallelTestsTakeTurnsAndEachStaysDeterministic() async {
+    let welcome = AsyncScenario.all.first { $0.name == "welcome-first-timer" }!
+    let failures = await withTaskGroup(of: [String].self) { group in
+      for _ in 0..<8 {
+        group.addTask { await runOnTestExecutor(welcome) }
+      }
+      return await group.reduce(into: []) { $0 += $1 }
+    }
+    #expect(failures == [])
+  }
+
+  @Test func workThatNeverGoesQuietIsReportedAndTheAdvanceReturns() async {
+    await withTestExecutor {
+      let clock = TestClock()
+      let spinner = Task.detached {
+        while !Task.isCancelled { await Task.yield() }
+      }
+      await expectIssues("did not go quiet after 10000 jobs") {
+        await TestExecutor.$jobBudget.withValue(10_000) {
+          await clock.advance(by: .seconds(1))
+        }
+      }
+      #expect(clock.now == .init(offset: .seconds(1)))
+      spinner.cancel()
+    }
   }
 }

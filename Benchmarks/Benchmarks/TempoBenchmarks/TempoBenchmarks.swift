@@ -3,6 +3,7 @@ import Foundation
 import HeapModule
 import TempoClocks
 import TempoSchedulers
+import TempoTestSupport
 import Workloads
 
 typealias Scheduler = TestScheduler<DispatchQueue.SchedulerTimeType, DispatchQueue.SchedulerOptions>
@@ -25,6 +26,19 @@ let benchmarks: @Sendable () -> Void = {
       settle: { clock, count in
         while clock.pendingSleeperCount < count { await Task.yield() }
       }
+    ))
+
+  // The same clock workloads inside a test executor: each step waits for quiet by
+  // construction instead of probing.
+  registerClockBenchmarks(
+    "TempoExecutor", sizes: Sizes.peers,
+    ClockUnderTest<TestClock<Duration>>(
+      make: { TestClock() },
+      advance: { await $0.advance(by: $1) },
+      settle: { clock, count in
+        while clock.pendingSleeperCount < count { await Task.yield() }
+      },
+      scope: { body in await withTestExecutor { await body() } }
     ))
 
   // The floor: what any heap-based timeline must do at least. Push n (date, sequence, closure)

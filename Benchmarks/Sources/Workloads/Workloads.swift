@@ -172,15 +172,19 @@ public struct ClockUnderTest<C: Clock>: Sendable where C.Duration == Duration {
   public let advance: @Sendable (C, Duration) async -> Void
   /// Waits until `count` tasks are asleep on the clock, as well as the clock can tell.
   public let settle: @Sendable (C, Int) async -> Void
+  /// Runs one iteration of a workload, inside whatever scope the clock needs.
+  public let scope: @Sendable (@Sendable () async -> Void) async -> Void
 
   public init(
     make: @escaping @Sendable () -> C,
     advance: @escaping @Sendable (C, Duration) async -> Void,
-    settle: @escaping @Sendable (C, Int) async -> Void
+    settle: @escaping @Sendable (C, Int) async -> Void,
+    scope: @escaping @Sendable (@Sendable () async -> Void) async -> Void = { await $0() }
   ) {
     self.make = make
     self.advance = advance
     self.settle = settle
+    self.scope = scope
   }
 }
 
@@ -217,14 +221,16 @@ public func registerClockBenchmarks<C: Clock>(
     ) {
       benchmark in
       for _ in benchmark.scaledIterations {
-        let clock = test.make()
-        let task = Task {
-          for _ in 0..<size { try await clock.sleep(for: .milliseconds(1)) }
+        await test.scope {
+          let clock = test.make()
+          let task = Task {
+            for _ in 0..<size { try await clock.sleep(for: .milliseconds(1)) }
+          }
+          await test.settle(clock, 1)
+          await test.advance(clock, .milliseconds(size))
+          task.cancel()
+          _ = await task.result
         }
-        await test.settle(clock, 1)
-        await test.advance(clock, .milliseconds(size))
-        task.cancel()
-        _ = await task.result
       }
     }
   }
