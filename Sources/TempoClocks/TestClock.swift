@@ -185,6 +185,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, @unc
     await Settling.settle(
       at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
+    await Settling.rejoin()
     guard timeline.pendingCount == 0 else { throw SuspensionError() }
   }
 

@@ -40,6 +40,18 @@ package enum Settling {
   }
 }
 
+extension Settling {
+  /// Called when an async advance or check is done settling: on a test executor, the caller
+  /// goes back to running there (see ``TestExecutor/rejoin()``).
+  package static func rejoin() async {
+    if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *),
+      let executor = TestExecutor.current
+    {
+      await executor.rejoin()
+    }
+  }
+}
+
 /// Counts the sleepers an advance woke that have not run again yet.
 ///
 /// A test clock counts a wake-up before it resumes a sleeper, and the sleeper acknowledges it when

@@ -125,9 +125,8 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   package static func noteCurrentTask() {
     guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *),
       let executor = current,
-      let task = withUnsafeCurrentTask(body: { $0 })
+      let pointer = currentTaskPointer
     else { return }
-    let pointer = unsafeBitCast(task, to: UnsafeRawPointer.self)
     executor.condition.withLock {
       if !executor.drivers.contains(pointer) {
         executor.members.insert(pointer)
@@ -144,14 +143,26 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
     }
   }
 
-  /// Marks the current task as one that drives the test: it advances clocks and waits for
-  /// quiet, so its own jobs never run here (it would be waiting for itself).
-  package func registerCurrentTaskAsDriver() {
-    guard let task = withUnsafeCurrentTask(body: { $0 }) else { return }
-    let pointer = unsafeBitCast(task, to: UnsafeRawPointer.self)
+  /// The current task, as the runtime's job pointer.
+  private static var currentTaskPointer: UnsafeRawPointer? {
+    withUnsafeCurrentTask { task in task.map { unsafeBitCast($0, to: UnsafeRawPointer.self) } }
+  }
+
+  /// The current task starts waiting for quiet: while it waits, its own jobs never run here
+  /// (it would be waiting for itself).
+  private func beginDriving(_ task: UnsafeRawPointer) {
     condition.withLock {
-      drivers.insert(pointer)
-      members.remove(pointer)
+      drivers.insert(task)
+      members.remove(task)
+    }
+  }
+
+  /// The current task has stopped waiting for quiet: from now on its jobs run here like every
+  /// other task of the test, so that an actor it shares with them is always let go here.
+  private func endDriving(_ task: UnsafeRawPointer) {
+    condition.withLock {
+      drivers.remove(task)
+      members.insert(task)
     }
   }
 
@@ -163,7 +174,8 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// quiet within ``jobBudget`` jobs (a task that yields or re-schedules itself forever).
   @discardableResult
   package func settle(at location: SourceLocation) async -> Bool {
-    registerCurrentTaskAsDriver()
+    guard let task = Self.currentTaskPointer else { return true }
+    beginDriving(task)
     if RunningJob.executor === self {
       // A task of the test advances a clock from one of this executor's jobs: leave this
       // executor (drivers' jobs go to the global executor), or it would wait for itself.
@@ -190,6 +202,19 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
       await passThroughMainQueue()
       if condition.withLock({ accepted == acceptedBefore && isQuiet }) { return true }
     }
+  }
+
+  /// Ends what ``settle(at:)`` began: the current task goes back to running its jobs here, like
+  /// every other task of the test. It continues here at once, so that an actor it shares with
+  /// the test's other tasks is only ever let go on this executor: a thread outside it that
+  /// lets go of such an actor late would release their work where no one waits for it.
+  package func rejoin() async {
+    guard let task = Self.currentTaskPointer else { return }
+    endDriving(task)
+    // `Task.yield()` may return without leaving the thread, and so may a continuation
+    // resumed before the task has finished suspending; a switch to a task executor always
+    // enqueues on it.
+    if isOpen { await withTaskExecutorPreference(self) {} }
   }
 
   /// Waits until nothing is queued or running here, or the budget is spent (false).
@@ -308,23 +333,20 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// The executor's own thread: runs queued jobs while no waiting clock does, until the
   /// executor is closed and its queue is empty.
   private func runLoop() {
+    condition.lock()
     while true {
-      condition.lock()
-      while !isClosed && (head == jobs.count || isRunningJob) { condition.wait() }
-      if head == jobs.count {
-        condition.unlock()
-        return
-      }
-      if isRunningJob {
+      if isRunningJob || head == jobs.count {
+        if isClosed && !isRunningJob && head == jobs.count { break }
         condition.wait()
-        condition.unlock()
         continue
       }
       let job = takeJob()
       condition.unlock()
       run(job)
       finishJob()
+      condition.lock()
     }
+    condition.unlock()
   }
 
   /// Closes the executor: it takes no more jobs (later ones go to the global executor), runs

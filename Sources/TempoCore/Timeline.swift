@@ -356,6 +356,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
       await Settling.settle(wakeUps, at: location)
     }
     finishDriving(through: target, budget: budget, remaining: remaining, at: location)
+    await Settling.rejoin()
   }
 
   private func finishDriving(

@@ -40,8 +40,11 @@ public func withTestExecutor<Result>(
     executor.close()
     TestExecutor.turns.pass()
   }
-  executor.registerCurrentTaskAsDriver()
-  return try await TestExecutor.$current.withValue(executor, operation: operation)
+  return try await TestExecutor.$current.withValue(executor) {
+    // The test's own task is one of its tasks: it runs on the executor from its next hop on.
+    TestExecutor.noteCurrentTask()
+    return try await operation()
+  }
 }
 
 /// The trait that runs a test, or every test of a suite, inside ``withTestExecutor(isolation:_:)``.

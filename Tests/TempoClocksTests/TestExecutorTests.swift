@@ -9,7 +9,10 @@ import Testing
 /// The async scenarios of the stress run (Benchmarks/Sources/AsyncStress), each repeated a few
 /// times on a test executor: a regression in deterministic advancing fails here first.
 @Suite struct AsyncScenarioTests {
-  static let repetitions = 20
+  /// Runs per scenario; `TEMPO_SCENARIO_REPETITIONS` raises it for a longer local check.
+  static let repetitions =
+    Int(
+      ProcessInfo.processInfo.environment["TEMPO_SCENARIO_REPETITIONS"] ?? "20") ?? 20
 
   @Test(arguments: AsyncScenario.all.filter { $0.limitation == nil }.map(\.name))
   func scenarioPassesEveryTime(_ name: String) async {
