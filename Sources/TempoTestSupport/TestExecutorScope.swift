@@ -22,7 +22,7 @@ public import Testing
 /// }
 /// ```
 ///
-/// In Swift Testing, the ``Testing/Trait/testExecutor`` trait does the same for a test or a
+/// In Swift Testing, the `.testExecutor` trait (``TestExecutorTrait``) does the same for a test or a
 /// suite. What the executor can and cannot see is described in the TempoClocks article
 /// "Deterministic async advancing".
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
