@@ -32,6 +32,7 @@ let package = Package(
     .target(
       name: "TempoSchedulers",
       dependencies: [
+        "TempoClocks",
         "TempoCore",
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         .product(

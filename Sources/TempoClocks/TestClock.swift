@@ -78,6 +78,12 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, @unc
     self.creation = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
+  /// Creates a test clock on a timeline made elsewhere (a shared one).
+  init(timeline: Timeline<Instant, Duration>, creation: SourceLocation) {
+    self.timeline = timeline
+    self.creation = creation
+  }
+
   /// Suspends until the clock's time reaches `deadline`, or returns at once if it already has.
   ///
   /// Throws `CancellationError` at once if the task is (or becomes) cancelled; a cancelled
@@ -209,7 +215,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, @unc
   }
 }
 
-/// The error ``TestClock/checkSuspension()`` throws when tasks are sleeping on the clock.
+/// The error ``TestClock/checkSuspension(fileID:filePath:line:column:)`` throws when tasks are sleeping on the clock.
 ///
 /// ```swift
 /// await #expect(throws: SuspensionError.self) { try await clock.checkSuspension() }

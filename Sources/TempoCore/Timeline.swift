@@ -40,6 +40,14 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   private var nextSequence: UInt64 = 0
   /// Heap entries whose handle was cancelled; they are dropped when reached or when compacting.
   private var cancelledEntries = 0
+  /// Set when this timeline shares its time with others; then every advance advances them all.
+  private let sharing: Sharing?
+
+  private struct Sharing {
+    let group: SharedTimeline
+    let toShared: (Time) -> Duration
+    let fromShared: (Duration) -> Time
+  }
 
   /// Creates a timeline starting at `now`.
   ///
@@ -50,6 +58,27 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     self.currentNow = now
     self.name = name
     self.advancedBy = advancedBy
+    self.sharing = nil
+  }
+
+  /// Creates a timeline that shares its time with the other members of `group`: it starts at
+  /// the group's time, and advancing it advances them all.
+  ///
+  /// - Parameters:
+  ///   - toShared: The shared time (duration since the group's start) of a date of this type.
+  ///   - fromShared: The date of this type at a shared time.
+  package init(
+    sharing group: SharedTimeline,
+    name: String,
+    advancedBy: @escaping (Time, Interval) -> Time,
+    toShared: @escaping (Time) -> Duration,
+    fromShared: @escaping (Duration) -> Time
+  ) {
+    self.currentNow = fromShared(group.now)
+    self.name = name
+    self.advancedBy = advancedBy
+    self.sharing = Sharing(group: group, toShared: toShared, fromShared: fromShared)
+    group.join(self)
   }
 
   deinit {
@@ -300,6 +329,11 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
 
   /// Runs pending work until none is left, within ``runBudget(limit:)``.
   package func run(limit: Int?, at location: SourceLocation) {
+    if let sharing {
+      sharing.group.drive(
+        through: nil, budget: sharing.group.runBudget(limit: limit), at: location)
+      return
+    }
     drive(through: nil, budget: runBudget(limit: limit), at: location)
   }
 
@@ -319,6 +353,11 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
 
   /// ``run(limit:at:)`` for async code, settling after each action.
   package func run(limit: Int?, wakeUps: WakeUps? = nil, at location: SourceLocation) async {
+    if let sharing {
+      await sharing.group.drive(
+        through: nil, budget: sharing.group.runBudget(limit: limit), at: location)
+      return
+    }
     await drive(through: nil, budget: runBudget(limit: limit), wakeUps: wakeUps, at: location)
   }
 
@@ -332,6 +371,10 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// most `budget` of them, then sets `now` to `target`. Reports work left over when the budget
   /// runs out.
   package func drive(through target: Time?, budget: Int = .max, at location: SourceLocation) {
+    if let sharing {
+      sharing.group.drive(through: target.map(sharing.toShared), budget: budget, at: location)
+      return
+    }
     var remaining = budget
     while remaining > 0, let action = takeNext(through: target, at: location) {
       action()
@@ -348,6 +391,11 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     wakeUps: WakeUps? = nil,
     at location: SourceLocation
   ) async {
+    if let sharing {
+      await sharing.group.drive(
+        through: target.map(sharing.toShared), budget: budget, at: location)
+      return
+    }
     var remaining = budget
     await Settling.settle(wakeUps, at: location)
     while remaining > 0, let action = takeNext(through: target, at: location) {
@@ -434,6 +482,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   }
 
   private func takeSequence() -> UInt64 {
+    if let sharing { return sharing.group.takeSequence() }
     defer { nextSequence &+= 1 }
     return nextSequence
   }
@@ -443,5 +492,25 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
       heap.popMin()
       cancelledEntries -= 1
     }
+  }
+}
+
+extension Timeline: SharedTimelineMember {
+  package func nextShared() -> (date: Duration, sequence: UInt64)? {
+    guard let sharing else { return nil }
+    let next: (Time, UInt64)? = lock.withLock {
+      dropCancelledTop()
+      return heap.min.map { ($0.date, $0.sequence) }
+    }
+    return next.map { (sharing.toShared($0.0), $0.1) }
+  }
+
+  package func takeFirst(at location: SourceLocation) -> SharedTimeline.Action? {
+    takeNext(through: nil, at: location)
+  }
+
+  package func catchUp(toShared date: Duration) {
+    guard let sharing else { return }
+    finishAdvance(at: sharing.fromShared(date))
   }
 }

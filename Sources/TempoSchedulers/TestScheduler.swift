@@ -1,3 +1,4 @@
+public import TempoClocks
 import TempoCore
 
 /// A scheduler whose current time and execution can be controlled in a deterministic manner.
@@ -75,6 +76,14 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
   ) {
     self.timeline = Timeline(now: now, name: "TestScheduler") { $0.advanced(by: $1) }
     self.creation = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+
+  /// Creates a test scheduler on a timeline made elsewhere (a shared one).
+  init(
+    timeline: Timeline<SchedulerTimeType, SchedulerTimeType.Stride>, creation: SourceLocation
+  ) {
+    self.timeline = timeline
+    self.creation = creation
   }
 
   // MARK: - Advancing
@@ -249,4 +258,53 @@ extension _TempoEpoch {
   /// let runLoop = RunLoop.test
   /// ```
   public static var test: TestSchedulerOf<Self> { TestScheduler(now: _tempoEpoch) }
+
+  /// A test scheduler on a shared timeline: one advance of the timeline, or of any of its
+  /// sources, runs the due work of all of them in one order.
+  ///
+  /// ```swift
+  /// let time = TestTimeline()
+  /// let mainQueue = DispatchQueue.test(timeline: time)
+  /// let clock = TestClock(timeline: time)
+  /// ```
+  ///
+  /// The scheduler starts at its epoch (see ``test``) plus the time since the timeline began.
+  public static func test(
+    timeline: TestTimeline,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) -> TestSchedulerOf<Self> {
+    TestScheduler(
+      timeline: timeline, fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+}
+
+extension TestScheduler where SchedulerTimeType: _TempoEpochTime {
+  /// Creates a test scheduler on a shared timeline (see ``TestTimeline``), starting at its time
+  /// type's epoch plus the time since the timeline began.
+  ///
+  /// ```swift
+  /// let time = TestTimeline()
+  /// let scheduler = TestSchedulerOf<DispatchQueue>(timeline: time)
+  /// ```
+  public convenience init(
+    timeline: TestTimeline,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    self.init(
+      timeline: Timeline(
+        sharing: timeline.shared,
+        name: "TestScheduler",
+        advancedBy: { $0.advanced(by: $1) },
+        toShared: { $0._tempoElapsed },
+        fromShared: { SchedulerTimeType._tempoInstant(elapsed: $0) }
+      ),
+      creation: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    )
+  }
 }

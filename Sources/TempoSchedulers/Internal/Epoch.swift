@@ -3,25 +3,71 @@
 /// Dispatch time (used by `DispatchQueue` and ``UIScheduler``) starts at 1 ns of uptime, since
 /// `DispatchTime(uptimeNanoseconds: 0)` means "now" to Dispatch; run-loop and operation-queue
 /// time start at the 1970 epoch.
+///
+/// A shared ``TestTimeline`` counts time from there: `_tempoElapsed` and `_tempoInstant(elapsed:)`
+/// convert between a time of this type and the time since the epoch.
 public protocol _TempoEpochTime: Strideable
 where Stride: SchedulerTimeIntervalConvertible {
   /// The time at which the stand-ins start.
   static var _tempoEpoch: Self { get }
+  /// The time since ``_tempoEpoch``.
+  var _tempoElapsed: Duration { get }
+  /// The time `elapsed` after ``_tempoEpoch``.
+  static func _tempoInstant(elapsed: Duration) -> Self
 }
 
 extension DispatchQueue.SchedulerTimeType: _TempoEpochTime {
   /// 1 ns of uptime.
   public static var _tempoEpoch: Self { .init(.init(uptimeNanoseconds: 1)) }
+
+  public var _tempoElapsed: Duration {
+    .nanoseconds(Int64(clamping: dispatchTime.uptimeNanoseconds) - 1)
+  }
+
+  public static func _tempoInstant(elapsed: Duration) -> Self {
+    let (seconds, attoseconds) = elapsed.components
+    let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    return .init(.init(uptimeNanoseconds: UInt64(clamping: nanoseconds) &+ 1))
+  }
 }
 
 extension RunLoop.SchedulerTimeType: _TempoEpochTime {
   /// The 1970 epoch.
   public static var _tempoEpoch: Self { .init(Date(timeIntervalSince1970: 0)) }
+
+  public var _tempoElapsed: Duration { date.tempoElapsed }
+
+  public static func _tempoInstant(elapsed: Duration) -> Self {
+    .init(Date(timeIntervalSince1970: elapsed.tempoSeconds))
+  }
 }
 
 extension OperationQueue.SchedulerTimeType: _TempoEpochTime {
   /// The 1970 epoch.
   public static var _tempoEpoch: Self { .init(Date(timeIntervalSince1970: 0)) }
+
+  public var _tempoElapsed: Duration { date.tempoElapsed }
+
+  public static func _tempoInstant(elapsed: Duration) -> Self {
+    .init(Date(timeIntervalSince1970: elapsed.tempoSeconds))
+  }
+}
+
+extension Date {
+  /// The time since 1970, to the microsecond: a `Date` keeps its time as seconds since 2001 in a
+  /// `Double`, so near 1970 it is only good to about a tenth of a microsecond, and rounding
+  /// makes 0.4 s + 0.5 s come back as 0.9 s.
+  fileprivate var tempoElapsed: Duration {
+    .microseconds(Int64((timeIntervalSince1970 * 1_000_000).rounded()))
+  }
+}
+
+extension Duration {
+  /// The duration in seconds, as a `Double`.
+  fileprivate var tempoSeconds: Double {
+    let (seconds, attoseconds) = components
+    return Double(seconds) + Double(attoseconds) / 1e18
+  }
 }
 
 /// A scheduler type whose test, immediate and unimplemented stand-ins share a fixed start time.

@@ -1,0 +1,124 @@
+package import TempoCore
+
+/// One virtual time shared by several test clocks and test schedulers: a single `advance`
+/// runs the due work of all of them, in one order.
+///
+/// Real features mix time sources — a debounce on the main queue, a delay on a run loop, a sleep
+/// on a clock. Give each its stand-in from the same timeline, and the test advances them
+/// together and sees exactly how their work interleaves:
+///
+/// ```swift
+/// import TempoClocks
+/// import TempoSchedulers
+///
+/// let time = TestTimeline()
+/// let mainQueue = DispatchQueue.test(timeline: time)
+/// let runLoop = RunLoop.test(timeline: time)
+/// let clock = TestClock(timeline: time)
+///
+/// let model = SearchModel(mainQueue: mainQueue, runLoop: runLoop, clock: clock)
+/// model.queryChanged("tempo")
+/// await time.advance(by: .seconds(1))   // or advance any one of them: the same thing
+/// ```
+///
+/// The timeline rules hold across sources: work runs in date order and, at the same date, in
+/// the order it was scheduled, whichever source it was scheduled on; while any of it runs, each
+/// source's `now` is the shared time in its own type (a clock's instant offset, a dispatch
+/// time's uptime, a run loop's date — each counted from its own start); advancing any source
+/// advances all of them; `run()` always returns.
+///
+/// - Complexity: running an action is O(m + log n) for m sources and n pending actions.
+public final class TestTimeline: Sendable {
+  // Invariant: the only state is `shared`, which guards itself with a lock.
+  package let shared = SharedTimeline()
+
+  /// Creates a timeline at time zero.
+  public init() {}
+
+  /// The time since the timeline began.
+  public var now: Duration { shared.now }
+
+  /// How many actions and sleepers are waiting, on all sources. - Complexity: O(m)
+  public var pendingCount: Int { shared.pendingCount }
+
+  /// When the next action or sleeper of any source is due, as time since the timeline began.
+  public var nextDueTime: Duration? { shared.nextDate }
+
+  /// Moves time forward by `duration`, running everything due on every source in order.
+  public func advance(
+    by duration: Duration = .zero,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    shared.drive(through: shared.target(advancingBy: duration, at: location), at: location)
+  }
+
+  /// Moves time forward by `duration` for async code: after each action or sleeper, the work
+  /// it released goes quiet before the next (deterministically inside a test executor).
+  public func advance(
+    by duration: Duration = .zero,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    await shared.drive(through: shared.target(advancingBy: duration, at: location), at: location)
+  }
+
+  /// Runs everything pending on every source until nothing is left, within `limit` actions (by
+  /// default, what is pending now plus a million); reports what is left if it gives up.
+  public func run(
+    limit: Int? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    shared.drive(through: nil, budget: shared.runBudget(limit: limit), at: location)
+  }
+
+  /// ``run(limit:fileID:filePath:line:column:)`` for async code.
+  public func run(
+    limit: Int? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    await shared.drive(through: nil, budget: shared.runBudget(limit: limit), at: location)
+  }
+}
+
+extension TestClock where Duration == Swift.Duration {
+  /// Creates a test clock on a shared timeline: its instant's offset is the time since the
+  /// timeline began, and advancing it advances every source of the timeline.
+  ///
+  /// ```swift
+  /// let time = TestTimeline()
+  /// let clock = TestClock(timeline: time)
+  /// ```
+  public convenience init(
+    timeline: TestTimeline,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    self.init(
+      timeline: Timeline(
+        sharing: timeline.shared,
+        name: "TestClock",
+        advancedBy: { $0.advanced(by: $1) },
+        toShared: { $0.offset },
+        fromShared: { Instant(offset: $0) }
+      ),
+      creation: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    )
+  }
+}
