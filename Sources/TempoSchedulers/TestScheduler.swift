@@ -282,7 +282,7 @@ extension _TempoEpoch {
 }
 
 extension TestScheduler where SchedulerTimeType: _TempoEpochTime {
-  /// Creates a test scheduler on a shared timeline (see ``TestTimeline``), starting at its time
+  /// Creates a test scheduler on a shared timeline (see `TestTimeline`), starting at its time
   /// type's epoch plus the time since the timeline began.
   ///
   /// ```swift
