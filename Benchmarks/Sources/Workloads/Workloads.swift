@@ -195,24 +195,27 @@ public func registerClockBenchmarks<C: Clock>(
   for size in sizes {
     Benchmark(benchmarkName(name, "n-sleepers", size), configuration: configuration(size: size)) {
       benchmark in
+      let measurement = Measurement(benchmark)
       for _ in benchmark.scaledIterations {
-        let clock = test.make()
-        let start = clock.now
-        let tasks = (0..<size).map { index in
-          Task {
-            try await clock.sleep(
-              until: start.advanced(by: .milliseconds(index + 1)), tolerance: nil)
+        await test.scope {
+          let clock = test.make()
+          let start = clock.now
+          let tasks = (0..<size).map { index in
+            Task {
+              try await clock.sleep(
+                until: start.advanced(by: .milliseconds(index + 1)), tolerance: nil)
+            }
           }
-        }
-        await test.settle(clock, size)
-        benchmark.startMeasurement()
-        await test.advance(clock, .milliseconds(size))
-        benchmark.stopMeasurement()
-        // A clock that lets tasks run by yielding may not have resumed every sleeper; end
-        // them rather than wait forever.
-        for task in tasks {
-          task.cancel()
-          _ = await task.result
+          await test.settle(clock, size)
+          measurement.start()
+          await test.advance(clock, .milliseconds(size))
+          measurement.stop()
+          // A clock that lets tasks run by yielding may not have resumed every sleeper; end
+          // them rather than wait forever.
+          for task in tasks {
+            task.cancel()
+            _ = await task.result
+          }
         }
       }
     }
@@ -234,4 +237,14 @@ public func registerClockBenchmarks<C: Clock>(
       }
     }
   }
+}
+
+/// Starts and stops a benchmark's measurement from inside a clock's scope, which takes a
+/// sendable closure.
+struct Measurement: @unchecked Sendable {
+  // Invariant: only used from the one task that runs the benchmark's iterations.
+  let benchmark: Benchmark
+  init(_ benchmark: Benchmark) { self.benchmark = benchmark }
+  func start() { benchmark.startMeasurement() }
+  func stop() { benchmark.stopMeasurement() }
 }
