@@ -14,6 +14,7 @@ let package = Package(
     .library(name: "TempoSchedulers", targets: ["TempoSchedulers"]),
     .library(name: "TempoClocks", targets: ["TempoClocks"]),
     .library(name: "TempoTestSupport", targets: ["TempoTestSupport"]),
+    .library(name: "TempoTesting", targets: ["TempoTesting"]),
     .executable(name: "tempo-demo", targets: ["tempo-demo"]),
   ],
   dependencies: [
@@ -58,6 +59,15 @@ let package = Package(
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),
+    // Recorded events, scripted publishers and marble diagrams in virtual time, for test targets.
+    .target(
+      name: "TempoTesting",
+      dependencies: [
+        "TempoClocks",
+        "TempoSchedulers",
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]
+    ),
     .executableTarget(
       name: "tempo-demo",
       dependencies: ["TempoSchedulers", "TempoClocks"]
@@ -80,6 +90,10 @@ let package = Package(
     .testTarget(
       name: "TempoSchedulersTests",
       dependencies: ["TempoSchedulers", "TempoTestHelpers"]
+    ),
+    .testTarget(
+      name: "TempoTestingTests",
+      dependencies: ["TempoTesting", "TempoTestHelpers"]
     ),
     .testTarget(
       name: "TempoClocksTests",
