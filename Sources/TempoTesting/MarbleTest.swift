@@ -5,7 +5,7 @@ public import TempoSchedulers
 /// A virtual-time test bench for publishers and async sequences, written as marble diagrams.
 ///
 /// A tick is a fixed duration (one second by default). The bench has a test scheduler and a
-/// test clock on one ``TestTimeline``, scripted hot and cold publishers and async streams, a
+/// test clock on one `TestTimeline`, scripted hot and cold publishers and async streams, a
 /// recording subscriber, a one-call harness, and a comparison that prints both timelines when
 /// they differ:
 ///
@@ -15,11 +15,11 @@ public import TempoSchedulers
 /// let output = test.start {
 ///   input.debounce(for: test.ticks(2), scheduler: test.scheduler)
 /// }
-/// test.expect(output, "-----b------(c|)")   // hmm: see the article for how debounce ends
+/// test.expect(output, "-----b----c|")
 /// ```
 ///
 /// Everything runs on the test's thread when you call ``start(created:subscribed:cancelled:demand:_:)``
-/// or ``advance(ticks:)``; nothing waits for real time.
+/// or `advance(ticks:)`; nothing waits for real time.
 public final class MarbleTest: Sendable {
   /// The duration of one tick.
   public let tick: Duration

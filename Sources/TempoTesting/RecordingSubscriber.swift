@@ -17,7 +17,15 @@ public enum RecordingDemand: Sendable, Equatable {
 /// completion or failure, every demand it sends, and its cancellation.
 ///
 /// It reports an issue when a publisher delivers a value it did not ask for, or anything after
-/// it completed. Make one with ``MarbleTest/record(_:demand:)`` or use ``MarbleTest/start(created:subscribed:cancelled:demand:_:)``.
+/// it completed.
+///
+/// ```swift
+/// let test = MarbleTest()
+/// let subscriber = test.record(test.cold("-a-b|"), demand: .initial(1, thenAfter: 1))
+/// test.advance(ticks: 10)
+/// subscriber.records
+/// // subscribed and requested 1 at 0, a at 1, requested 1 at 2, b at 3, finished at 4
+/// ``` Make one with ``MarbleTest/record(_:demand:)`` or use ``MarbleTest/start(created:subscribed:cancelled:demand:_:)``.
 ///
 /// - Complexity: O(1) per event.
 public final class RecordingSubscriber<Input, Failure: Error>: Subscriber, Cancellable,

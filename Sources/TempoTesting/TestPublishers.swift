@@ -2,6 +2,10 @@ import IssueReporting
 public import TempoSchedulers
 
 /// When a test publisher's subscriber subscribed and cancelled, in ticks.
+///
+/// ```swift
+/// #expect(input.subscriptions == [SubscriptionRecord(subscribed: 0, cancelled: 6)])
+/// ```
 public struct SubscriptionRecord: Sendable, Equatable, CustomStringConvertible {
   public let subscribed: Int
   public var cancelled: Int?
@@ -81,13 +85,17 @@ public final class TestPublisher<Output, Failure: Error>: Publisher, @unchecked 
     if !isHot { schedule(from: test.currentTick, to: conduit) }
   }
 
-  /// Schedules the diagram's events from tick `start`, for one conduit (cold) or all (hot).
+  /// Schedules the diagram's events from tick `start`, for one conduit (cold; the events keep
+  /// the publisher alive, as a subscription keeps its upstream) or for all (hot).
   private func schedule(from start: Int, to conduit: Conduit?) {
     for (tick, symbol) in marbles.events {
-      test.at(start + tick) { [weak self, weak conduit] in
-        guard let self else { return }
-        let targets = conduit.map { [$0] } ?? self.lock.withLock { self.live }
-        for target in targets { self.deliver(symbol, to: target) }
+      if let conduit {
+        test.at(start + tick) { self.deliver(symbol, to: conduit) }
+      } else {
+        test.at(start + tick) { [weak self] in
+          guard let self else { return }
+          for target in self.lock.withLock({ self.live }) { self.deliver(symbol, to: target) }
+        }
       }
     }
   }
@@ -119,7 +127,8 @@ public final class TestPublisher<Output, Failure: Error>: Publisher, @unchecked 
     private let lock = TempoTestingLock()
     private var subscriber: AnySubscriber<Output, Failure>?
     private var demand: Subscribers.Demand = .none
-    private weak var owner: TestPublisher?
+    /// The publisher, kept alive while the subscription lasts.
+    private var owner: TestPublisher?
     var recordIndex: Int?
 
     init(_ subscriber: AnySubscriber<Output, Failure>, owner: TestPublisher) {
@@ -152,7 +161,8 @@ public final class TestPublisher<Output, Failure: Error>: Publisher, @unchecked 
     func complete(_ completion: Subscribers.Completion<Failure>) {
       lock.lock()
       let subscriber = self.subscriber
-      self.subscriber = nil
+      let owner = self.owner
+      (self.subscriber, self.owner) = (nil, nil)
       lock.unlock()
       guard let subscriber else { return }
       owner?.ended(self, cancelled: false)
@@ -162,7 +172,8 @@ public final class TestPublisher<Output, Failure: Error>: Publisher, @unchecked 
     func cancel() {
       lock.lock()
       let wasLive = subscriber != nil
-      subscriber = nil
+      let owner = self.owner
+      (subscriber, self.owner) = (nil, nil)
       lock.unlock()
       if wasLive { owner?.ended(self, cancelled: true) }
     }

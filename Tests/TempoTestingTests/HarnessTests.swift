@@ -54,6 +54,17 @@ import Testing
       input.subscriptions == [SubscriptionRecord(subscribed: 0), SubscriptionRecord(subscribed: 3)])
   }
 
+  @Test func aRecorderLogsItsDemandWithTheTickOfEachEvent() {
+    let test = MarbleTest()
+    let subscriber = test.record(test.cold("-a-b|"), demand: .initial(1, thenAfter: 1))
+    test.advance(ticks: 10)
+    #expect(
+      subscriber.records == [
+        Recorded(0, .subscribed), Recorded(0, .requested(.max(1))), Recorded(1, .value("a")),
+        Recorded(2, .requested(.max(1))), Recorded(3, .value("b")), Recorded(4, .finished),
+      ])
+  }
+
   @Test func theSubscriptionMarkerIsComparedWhenTheDiagramHasOne() {
     let test = MarbleTest()
     let input = test.hot("---a-|")
