@@ -257,3 +257,38 @@ final class SharedCounts: @unchecked Sendable {
   func count(_ id: Int) -> Int { lock.withLock { counts[id] } }
   var earlyRuns: Int { lock.withLock { early } }
 }
+
+/// A Combine publisher bridged to async code and back, on one test scheduler, in a test
+/// executor: each advance waits for the async side by construction.
+@Suite(.testExecutor) struct CombineAsyncBridgeTests {
+  @Test func aPublisherBridgedToAsyncAndBack() async {
+    let scheduler = DispatchQueue.test
+    let input = PassthroughSubject<Int, Never>()
+    let output = PassthroughSubject<Int, Never>()
+    let received = LockedLog()
+    let (stream, continuation) = AsyncStream<Int>.makeStream()
+    let toAsync = input.delay(for: 1, scheduler: scheduler).sink { continuation.yield($0) }
+    let fromAsync = output.receive(on: scheduler).sink { received.append($0) }
+    let doubler = Task {
+      for await value in stream { output.send(value * 2) }
+    }
+    input.send(1)
+    input.send(2)
+    await scheduler.advance(by: .milliseconds(999))
+    #expect(received.values == [])
+    await scheduler.advance(by: .milliseconds(1))
+    #expect(received.values == [2, 4])
+    continuation.finish()
+    await doubler.value
+    _ = (toAsync, fromAsync)
+  }
+}
+
+/// Values appended from any thread.
+final class LockedLog: @unchecked Sendable {
+  // Invariant: `lock` guards `log`.
+  private let lock = NSLock()
+  private var log: [Int] = []
+  func append(_ value: Int) { lock.withLock { log.append(value) } }
+  var values: [Int] { lock.withLock { log } }
+}
