@@ -26,9 +26,13 @@ import Dispatch
 ///   are inherited),
 /// - or it is a task the executor has met before (``members``): the runtime enqueues a task
 ///   that leaves an actor after the task has stopped being current, so only its identity tells,
-/// - or it is a task leaving the main queue while this executor waits for the main queue
-///   (see ``passThroughMainQueue()``): the only way to meet a main-actor task started by the
-///   test, since the runtime does not route main-actor jobs through any hook.
+/// - or it is a task leaving the main queue while this executor is open: the only way to meet
+///   a main-actor task started by the test, since the runtime does not route main-actor jobs
+///   through any hook (see ``passThroughMainQueue()`` for how their work is waited for).
+///
+/// Tasks are known by address, so a task of another test that reuses the memory of one of this
+/// test's finished tasks, or leaves the main queue while this executor is open, runs here too:
+/// correctly, on this executor's thread, and this test waits for it.
 ///
 /// Test executors take turns (``Turns``): the main actor is one queue for the whole process, so
 /// a main-actor task leaving it could not be told apart from another scope's.
@@ -175,12 +179,10 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   @discardableResult
   package func settle(at location: SourceLocation) async -> Bool {
     guard let task = Self.currentTaskPointer else { return true }
+    // If the caller is running as one of this executor's jobs (it rejoined after its last
+    // advance), that job ends when the caller first suspends below, and it resumes on the
+    // global executor: drivers' jobs are not taken here.
     beginDriving(task)
-    if RunningJob.executor === self {
-      // A task of the test advances a clock from one of this executor's jobs: leave this
-      // executor (drivers' jobs go to the global executor), or it would wait for itself.
-      await Task.yield()
-    }
     let giveUpAt = condition.withLock { jobsRun } + Self.jobBudget
     while true {
       guard await quietHere(giveUpAt: giveUpAt) else {
