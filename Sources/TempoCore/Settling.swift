@@ -1,20 +1,21 @@
 /// Lets the work released by a resumed sleeper or a scheduled action run before a test clock or
 /// test scheduler takes its next step.
 ///
-/// This is the one place where async advancing decides how long to let other tasks run. For now
-/// it is a heuristic, like the established libraries' "mega-yield", but one that follows the
-/// order in which executors take work rather than task priorities: each round sends a probe
-/// through the global executor and the main actor and waits for it to come back. Work that was
-/// already queued on either runs before the probe gets through, so after the rounds, the work a
-/// resumption released has had that many turns to run until it suspends again. A deterministic
-/// replacement that waits for quiescence by construction is planned, and will change only this
-/// type.
+/// This is the one place where async advancing decides how long to let other tasks run. Inside
+/// a test executor (``TestExecutor``, opened by TempoTestSupport's `withTestExecutor`) it waits
+/// for the test's work to go quiet, by construction. Outside one it falls back to a heuristic,
+/// like the established libraries' "mega-yield", but one that follows the order in which
+/// executors take work rather than task priorities: each round sends a probe through the global
+/// executor and the main actor and waits for it to come back. Work that was already queued on
+/// either runs before the probe gets through, so after the rounds, the work a resumption released
+/// has had that many turns to run until it suspends again.
 package enum Settling {
   /// How many probe rounds `settle` waits through.
   package static var rounds: Int { 20 }
 
-  /// Gives the work already queued on the global executor and the main actor its turns; first,
-  /// waits until every task that `wakeUps` counts as woken has run again.
+  /// Waits for the test executor's work to go quiet, if the caller is in one; otherwise gives the
+  /// work already queued on the global executor and the main actor its turns, after waiting
+  /// until every task that `wakeUps` counts as woken has run again.
   package static func settle(_ wakeUps: WakeUps? = nil, at location: SourceLocation) async {
     if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *),
       let executor = TestExecutor.current
