@@ -9,8 +9,9 @@ import Testing
 /// which actions ran, in what order, at what `now`, what is left pending, and how many issues were
 /// reported.
 ///
-/// `swift test` checks 10,000 programs. Set `TEMPO_MODEL_PROGRAMS` for more (a million, say), and
-/// `TEMPO_MODEL_SEED` to replay one program: a failure prints both.
+/// `swift test` checks 10,000 programs on one timeline and 3,000 on a timeline shared by three
+/// members. Set `TEMPO_MODEL_PROGRAMS` for more (a million, say), and `TEMPO_MODEL_SEED` to
+/// replay one program: a failure prints both.
 @Suite struct ModelTests {
   @Test func theTimelineAgreesWithTheModelOnRandomPrograms() {
     let environment = ProcessInfo.processInfo.environment
@@ -24,18 +25,32 @@ import Testing
     }
   }
 
+  /// The same programs on a shared timeline of three members, each operation on a different
+  /// member: sharing time must not change any rule.
+  @Test func aSharedTimelineAgreesWithTheModelOnRandomPrograms() {
+    let environment = ProcessInfo.processInfo.environment
+    if let seed = environment["TEMPO_MODEL_SEED"].flatMap(UInt64.init) {
+      check(seed: seed, shared: true)
+      return
+    }
+    let count = environment["TEMPO_MODEL_PROGRAMS"].flatMap(Int.init) ?? 3_000
+    for seed in 0..<UInt64(count) {
+      if !check(seed: seed, shared: true) { return }
+    }
+  }
+
   /// Runs the program of `seed` on both and reports the first disagreement.
   @discardableResult
-  func check(seed: UInt64) -> Bool {
+  func check(seed: UInt64, shared: Bool = false) -> Bool {
     var random = SplitMix(state: seed)
     let program = Program.random(using: &random)
     let expected = ModelTimeline().run(program)
-    let actual = RealTimeline().run(program)
+    let actual = RealTimeline(members: shared ? 3 : 1).run(program)
     guard expected == actual else {
       Issue.record(
         """
-        The timeline disagrees with the model on the program of seed \(seed) \
-        (replay with TEMPO_MODEL_SEED=\(seed)):
+        The \(shared ? "shared " : "")timeline disagrees with the model on the program of seed \
+        \(seed) (replay with TEMPO_MODEL_SEED=\(seed)):
         \(program)
         model:    \(expected)
         timeline: \(actual)
@@ -272,11 +287,37 @@ final class ModelTimeline {
 // MARK: - The real timeline
 
 final class RealTimeline {
-  let timeline = Timeline<Int, Int>(now: 0, name: "Model") { $0 + $1 }
+  /// One timeline, or several sharing their time (then each operation goes to a different one).
+  let members: [Timeline<Int, Int>]
+  let group: SharedTimeline?
   var handles: [Int: Timeline<Int, Int>.Handle] = [:]
   var outcome = Outcome()
   let location = TempoCore.SourceLocation(
     fileID: #fileID, filePath: #filePath, line: #line, column: #column)
+  private var turn = 0
+
+  init(members count: Int = 1) {
+    if count == 1 {
+      group = nil
+      members = [Timeline<Int, Int>(now: 0, name: "Model") { $0 + $1 }]
+    } else {
+      let group = SharedTimeline()
+      self.group = group
+      members = (0..<count).map { _ in
+        Timeline<Int, Int>(
+          sharing: group, name: "Model", advancedBy: { $0 + $1 },
+          toShared: { .nanoseconds($0) },
+          fromShared: nanoseconds
+        )
+      }
+    }
+  }
+
+  /// The member the next operation goes to.
+  var timeline: Timeline<Int, Int> {
+    turn += 1
+    return members[turn % members.count]
+  }
 
   func run(_ program: Program) -> Outcome {
     let issues = countingIssues {
@@ -300,8 +341,13 @@ final class RealTimeline {
     }
     outcome.issues = issues.count
     outcome.now = timeline.now
-    outcome.pending = timeline.pendingCount
-    outcome.nextDate = timeline.nextDate
+    if let group {
+      outcome.pending = group.pendingCount
+      outcome.nextDate = group.nextDate.map(nanoseconds)
+    } else {
+      outcome.pending = timeline.pendingCount
+      outcome.nextDate = timeline.nextDate
+    }
     return outcome
   }
 
@@ -323,6 +369,12 @@ final class RealTimeline {
       }
     }
   }
+}
+
+/// A whole number of nanoseconds.
+func nanoseconds(_ duration: Duration) -> Int {
+  Int(duration.components.seconds) * 1_000_000_000
+    + Int(duration.components.attoseconds / 1_000_000_000)
 }
 
 /// A small deterministic generator, so a seed always makes the same program.
