@@ -58,13 +58,6 @@ extension MarbleTest {
   }
 }
 
-/// The error a marble stream fails with at `#` when no error was given.
-///
-/// ```swift
-/// let input = test.stream("-a-#")   // fails with MarbleFailure() at tick 3
-/// ```
-public struct MarbleFailure: Error, Equatable, Sendable {}
-
 private final class AsyncLog<Element>: @unchecked Sendable {
   // Invariant: `lock` guards `records`.
   private let lock = TempoTestingLock()

@@ -1,18 +1,6 @@
 import IssueReporting
 public import TempoSchedulers
 
-/// How much a ``RecordingSubscriber`` asks for.
-///
-/// ```swift
-/// test.start(demand: .initial(1, thenAfter: 3)) { input.buffer(size: 10, prefetch: .byRequest, whenFull: .dropOldest) }
-/// ```
-public enum RecordingDemand: Sendable, Equatable {
-  /// Everything, at subscription.
-  case unlimited
-  /// `count` values at subscription; then, `ticks` after each value arrives, one more.
-  case initial(Int, thenAfter: Int?)
-}
-
 /// A subscriber that records, with the tick of each: its subscription, every value, the
 /// completion or failure, every demand it sends, and its cancellation.
 ///

@@ -1,25 +1,6 @@
 import IssueReporting
 public import TempoSchedulers
 
-/// When a test publisher's subscriber subscribed and cancelled, in ticks.
-///
-/// ```swift
-/// #expect(input.subscriptions == [SubscriptionRecord(subscribed: 0, cancelled: 6)])
-/// ```
-public struct SubscriptionRecord: Sendable, Equatable, CustomStringConvertible {
-  public let subscribed: Int
-  public var cancelled: Int?
-
-  public init(subscribed: Int, cancelled: Int? = nil) {
-    self.subscribed = subscribed
-    self.cancelled = cancelled
-  }
-
-  public var description: String {
-    "subscribed at \(subscribed)" + (cancelled.map { ", cancelled at \($0)" } ?? "")
-  }
-}
-
 /// A publisher scripted by a marble diagram.
 ///
 /// A *hot* one plays its diagram once, at the ticks written, to whoever is subscribed at the

@@ -1,0 +1,34 @@
+public import Testing
+
+/// The trait that runs a test, or every test of a suite, inside ``withTestExecutor(isolation:_:)``.
+///
+/// ```swift
+/// @Test(.testExecutor)
+/// func welcome() async {
+///   let clock = TestClock()
+///   let model = FeatureModel(clock: clock)
+///   Task { await model.onAppear() }
+///   await clock.advance(by: .seconds(5))
+///   #expect(model.message == "Welcome!")
+/// }
+/// ```
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+public struct TestExecutorTrait: TestTrait, SuiteTrait, TestScoping {
+  public var isRecursive: Bool { true }
+
+  public func provideScope(
+    for test: Test,
+    testCase: Test.Case?,
+    performing function: @Sendable () async throws -> Void
+  ) async throws {
+    guard testCase != nil else { return try await function() }
+    try await withTestExecutor { try await function() }
+  }
+}
+
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+extension Trait where Self == TestExecutorTrait {
+  /// Runs the test, or each test of the suite, on its own test executor (see
+  /// ``withTestExecutor(isolation:_:)``).
+  public static var testExecutor: Self { Self() }
+}
