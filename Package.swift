@@ -70,7 +70,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "tempo-demo",
-      dependencies: ["TempoSchedulers", "TempoClocks"]
+      dependencies: ["TempoSchedulers", "TempoClocks", "TempoTestSupport"]
     ),
     // Helpers shared by the test targets below (issue expectations, waiting on a state).
     .target(

@@ -4,6 +4,7 @@
 import Foundation
 import TempoClocks
 import TempoSchedulers
+import TempoTestSupport
 
 let realStart = ContinuousClock.now
 
@@ -86,12 +87,37 @@ await timer.value
 for line in log.lines { print(line) }
 print("\(clock.now)  nothing pending: \(clock.pendingSleeperCount == 0)")
 
+// 5. One timeline for a main queue, a run loop and a clock, advanced once, inside a test
+//    executor so the advance waits for the async work by construction.
+heading("A main queue, a run loop and a clock on one TestTimeline")
+await withTestExecutor {
+  let time = TestTimeline()
+  let mainQueue = DispatchQueue.test(timeline: time)
+  let runLoop = RunLoop.test(timeline: time)
+  let sharedClock = TestClock(timeline: time)
+  let events = ClockLog()
+  mainQueue.schedule(after: mainQueue.now.advanced(by: .milliseconds(300))) {
+    events.add("\(time.now)  main queue: debounced search")
+  }
+  runLoop.schedule(after: runLoop.now.advanced(by: .milliseconds(800))) {
+    events.add("\(time.now)  run loop: results delivered")
+  }
+  let analytics = Task {
+    try await sharedClock.sleep(for: .seconds(1))
+    events.add("\(time.now)  clock: analytics sent")
+  }
+  await time.advance(by: .seconds(2))
+  _ = try? await analytics.value
+  for line in events.lines { print(line) }
+}
+
 print("\nAll of the above took \(ContinuousClock.now - realStart) of real time.")
 
 /// Lines the clock-driven tasks print, collected so they print in order.
 final class ClockLog: @unchecked Sendable {
   // Invariant: `lock` guards `lines`.
   private let lock = NSLock()
-  private(set) var lines: [String] = []
-  func add(_ line: String) { lock.withLock { lines.append(line) } }
+  private var logged: [String] = []
+  func add(_ line: String) { lock.withLock { logged.append(line) } }
+  var lines: [String] { lock.withLock { logged } }
 }
