@@ -14,8 +14,10 @@ public import Testing
 /// ```
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 public struct TestExecutorTrait: TestTrait, SuiteTrait, TestScoping {
+  /// Applied to a suite, the trait applies to every test in it.
   public var isRecursive: Bool { true }
 
+  /// Runs each test case inside ``withTestExecutor(isolation:_:)``.
   public func provideScope(
     for test: Test,
     testCase: Test.Case?,

@@ -80,6 +80,7 @@ public struct Marbles: Sendable, Equatable, CustomStringConvertible {
   /// The diagram as written.
   public var description: String { diagram }
 
+  /// Whether two diagrams have the same events at the same ticks (however they are spaced).
   public static func == (lhs: Marbles, rhs: Marbles) -> Bool {
     lhs.events.elementsEqual(rhs.events) { $0.tick == $1.tick && $0.symbol == $1.symbol }
   }

@@ -31,6 +31,7 @@ public struct Recorded<Value, Failure: Error> {
   /// What happened.
   public let event: Event
 
+  /// A record of `event` at `tick`.
   public init(_ tick: Int, _ event: Event) {
     self.tick = tick
     self.event = event
@@ -56,5 +57,6 @@ extension Recorded.Event: Equatable where Value: Equatable, Failure: Equatable {
 extension Recorded: Equatable where Value: Equatable, Failure: Equatable {}
 
 extension Recorded: CustomStringConvertible {
+  /// `"tick: event"`.
   public var description: String { "\(tick): \(event)" }
 }

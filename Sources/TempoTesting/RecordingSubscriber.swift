@@ -37,6 +37,7 @@ public final class RecordingSubscriber<Input, Failure: Error>: Subscriber, Cance
   /// What the subscriber has recorded so far.
   public var records: [Recorded<Input, Failure>] { lock.withLock { recorded } }
 
+  /// Records the subscription and sends the initial demand.
   public func receive(subscription: any Subscription) {
     let initial: Subscribers.Demand =
       switch demand {
@@ -59,6 +60,7 @@ public final class RecordingSubscriber<Input, Failure: Error>: Subscriber, Cance
     if initial > .none { subscription.request(initial) }
   }
 
+  /// Records the value; reports it if it was not requested.
   public func receive(_ input: Input) -> Subscribers.Demand {
     let problem = lock.withLock { () -> String? in
       let tick = test.currentTick
@@ -79,6 +81,7 @@ public final class RecordingSubscriber<Input, Failure: Error>: Subscriber, Cance
     return .none
   }
 
+  /// Records the completion or failure.
   public func receive(completion: Subscribers.Completion<Failure>) {
     let problem = lock.withLock { () -> String? in
       let tick = test.currentTick

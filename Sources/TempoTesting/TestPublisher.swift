@@ -53,6 +53,8 @@ public final class TestPublisher<Output, Failure: Error>: Publisher, @unchecked 
   /// How many values were dropped because a subscriber had not asked for them.
   public var droppedValues: Int { lock.withLock { dropped } }
 
+  /// Subscribes `subscriber`: records the subscription, and for a cold publisher starts its
+  /// diagram from now.
   public func receive<S: Subscriber>(subscriber: S)
   where S.Input == Output, S.Failure == Failure {
     let conduit = Conduit(AnySubscriber(subscriber), owner: self)

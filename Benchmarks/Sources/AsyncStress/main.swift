@@ -85,30 +85,31 @@ struct Tally {
   var seconds = 0.0
 }
 
+/// Runs `scenario` on `clock`, advanced by `advance`.
+@MainActor
+func run<C: Clock>(
+  _ scenario: AsyncScenario, on clock: C,
+  advance: @escaping @Sendable (C, Duration) async -> Void
+) async -> [String] where C.Duration == Duration {
+  let start = clock.now
+  return await scenario.body(
+    ScenarioClock(
+      clock: clock,
+      advanceBy: { await advance(clock, $0) },
+      elapsed: { start.duration(to: clock.now) }
+    ))
+}
+
 @MainActor
 func runTempo(_ scenario: AsyncScenario) async -> [String] {
   await withTestExecutor {
-    let clock = TempoClocks.TestClock()
-    let start = clock.now
-    return await scenario.body(
-      ScenarioClock(
-        clock: clock,
-        advanceBy: { await clock.advance(by: $0) },
-        elapsed: { start.duration(to: clock.now) }
-      ))
+    await run(scenario, on: TempoClocks.TestClock()) { await $0.advance(by: $1) }
   }
 }
 
 @MainActor
 func runSwiftClocks(_ scenario: AsyncScenario) async -> [String] {
-  let clock = Clocks.TestClock()
-  let start = clock.now
-  return await scenario.body(
-    ScenarioClock(
-      clock: clock,
-      advanceBy: { await clock.advance(by: $0) },
-      elapsed: { start.duration(to: clock.now) }
-    ))
+  await run(scenario, on: Clocks.TestClock()) { await $0.advance(by: $1) }
 }
 
 @MainActor

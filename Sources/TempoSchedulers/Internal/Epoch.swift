@@ -20,10 +20,12 @@ extension DispatchQueue.SchedulerTimeType: _TempoEpochTime {
   /// 1 ns of uptime.
   public static var _tempoEpoch: Self { .init(.init(uptimeNanoseconds: 1)) }
 
+  /// The time since 1 ns of uptime.
   public var _tempoElapsed: Duration {
     .nanoseconds(Int64(clamping: dispatchTime.uptimeNanoseconds) - 1)
   }
 
+  /// The dispatch time `elapsed` after 1 ns of uptime.
   public static func _tempoInstant(elapsed: Duration) -> Self {
     let (seconds, attoseconds) = elapsed.components
     let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
@@ -35,8 +37,11 @@ extension RunLoop.SchedulerTimeType: _TempoEpochTime {
   /// The 1970 epoch.
   public static var _tempoEpoch: Self { .init(Date(timeIntervalSince1970: 0)) }
 
+  /// The time since 1 ns of uptime.
+  /// The time since 1970, to the microsecond.
   public var _tempoElapsed: Duration { date.tempoElapsed }
 
+  /// The date `elapsed` after 1970.
   public static func _tempoInstant(elapsed: Duration) -> Self {
     .init(Date(timeIntervalSince1970: elapsed.tempoSeconds))
   }
@@ -46,8 +51,11 @@ extension OperationQueue.SchedulerTimeType: _TempoEpochTime {
   /// The 1970 epoch.
   public static var _tempoEpoch: Self { .init(Date(timeIntervalSince1970: 0)) }
 
+  /// The time since 1 ns of uptime.
+  /// The time since 1970, to the microsecond.
   public var _tempoElapsed: Duration { date.tempoElapsed }
 
+  /// The date `elapsed` after 1970.
   public static func _tempoInstant(elapsed: Duration) -> Self {
     .init(Date(timeIntervalSince1970: elapsed.tempoSeconds))
   }
