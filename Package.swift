@@ -56,6 +56,7 @@ let package = Package(
       name: "TempoTestSupport",
       dependencies: [
         "TempoCore",
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),

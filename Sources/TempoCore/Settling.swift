@@ -42,6 +42,33 @@ package enum Settling {
 }
 
 extension Settling {
+  /// The loop of every drive, sync: runs the actions `takeNext` gives, at most `budget` of them,
+  /// and answers how much of the budget is left.
+  package static func run(budget: Int, _ takeNext: () -> (() -> Void)?) -> Int {
+    var remaining = budget
+    while remaining > 0, let action = takeNext() {
+      action()
+      remaining -= 1
+    }
+    return remaining
+  }
+
+  /// The loop of every drive, async: like ``run(budget:_:)``, and lets the work go quiet (see
+  /// ``settle(_:at:)``) before the first action and after each.
+  package static func run(
+    budget: Int, wakeUps: WakeUps? = nil, at location: SourceLocation,
+    _ takeNext: () -> (() -> Void)?
+  ) async -> Int {
+    var remaining = budget
+    await settle(wakeUps, at: location)
+    while remaining > 0, let action = takeNext() {
+      action()
+      remaining -= 1
+      await settle(wakeUps, at: location)
+    }
+    return remaining
+  }
+
   /// Called when an async advance or check is done settling: on a test executor, the caller
   /// goes back to running there (see ``TestExecutor/rejoin()``).
   package static func rejoin() async {

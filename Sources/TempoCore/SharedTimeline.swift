@@ -108,11 +108,7 @@ package final class SharedTimeline: @unchecked Sendable {
   /// Runs the actions due by `target` in order (all if nil), at most `budget` of them, then
   /// moves to `target`; reports work left when the budget runs out.
   package func drive(through target: Duration?, budget: Int = .max, at location: SourceLocation) {
-    var remaining = budget
-    while remaining > 0, let action = takeNext(through: target, at: location) {
-      action()
-      remaining -= 1
-    }
+    let remaining = Settling.run(budget: budget) { takeNext(through: target, at: location) }
     finishDriving(through: target, budget: budget, remaining: remaining, at: location)
   }
 
@@ -121,12 +117,8 @@ package final class SharedTimeline: @unchecked Sendable {
   package func drive(
     through target: Duration?, budget: Int = .max, at location: SourceLocation
   ) async {
-    var remaining = budget
-    await Settling.settle(at: location)
-    while remaining > 0, let action = takeNext(through: target, at: location) {
-      action()
-      remaining -= 1
-      await Settling.settle(at: location)
+    let remaining = await Settling.run(budget: budget, at: location) {
+      takeNext(through: target, at: location)
     }
     finishDriving(through: target, budget: budget, remaining: remaining, at: location)
     await Settling.rejoin()

@@ -375,11 +375,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
       sharing.group.drive(through: target.map(sharing.toShared), budget: budget, at: location)
       return
     }
-    var remaining = budget
-    while remaining > 0, let action = takeNext(through: target, at: location) {
-      action()
-      remaining -= 1
-    }
+    let remaining = Settling.run(budget: budget) { takeNext(through: target, at: location) }
     finishDriving(through: target, budget: budget, remaining: remaining, at: location)
   }
 
@@ -396,12 +392,8 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
         through: target.map(sharing.toShared), budget: budget, at: location)
       return
     }
-    var remaining = budget
-    await Settling.settle(wakeUps, at: location)
-    while remaining > 0, let action = takeNext(through: target, at: location) {
-      action()
-      remaining -= 1
-      await Settling.settle(wakeUps, at: location)
+    let remaining = await Settling.run(budget: budget, wakeUps: wakeUps, at: location) {
+      takeNext(through: target, at: location)
     }
     finishDriving(through: target, budget: budget, remaining: remaining, at: location)
     await Settling.rejoin()

@@ -1,3 +1,4 @@
+import IssueReporting
 import TempoCore
 
 /// Runs `operation` with a test executor, so that test clocks and test schedulers advanced
@@ -22,8 +23,9 @@ import TempoCore
 /// ```
 ///
 /// In Swift Testing, the `.testExecutor` trait (``TestExecutorTrait``) does the same for a test or a
-/// suite. What the executor can and cannot see is described in the TempoClocks article
-/// "Deterministic async advancing".
+/// suite. What the executor can and cannot see is described in the article "Deterministic
+/// async advancing". On a runtime without the global enqueue hook the scope cannot see any job:
+/// it reports an issue and runs `operation` without a test executor.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 public func withTestExecutor<Result>(
   isolation: isolated (any Actor)? = #isolation,
@@ -31,6 +33,14 @@ public func withTestExecutor<Result>(
 ) async rethrows -> Result {
   if let executor = TestExecutor.current, executor.isOpen {
     // Already inside a scope: one test, one executor.
+    return try await operation()
+  }
+  guard TestExecutor.isSupported else {
+    reportIssue(
+      """
+      This Swift runtime has no global enqueue hook, so a test executor cannot see the test's \
+      jobs; clocks and schedulers advance as they do outside a scope.
+      """)
     return try await operation()
   }
   await TestExecutor.turns.take()

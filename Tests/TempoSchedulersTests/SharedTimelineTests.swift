@@ -202,7 +202,7 @@ final class SearchFeature: @unchecked Sendable {
     let mainQueue = DispatchQueue.test(timeline: time)
     let runLoop = RunLoop.test(timeline: time)
     let operationQueue = OperationQueue.test(timeline: time)
-    let counts = SharedCounts(size: 6_000)
+    let counts = Counts<Duration>(size: 6_000)
     DispatchQueue.concurrentPerform(iterations: 7) { worker in
       if worker == 6 {
         for _ in 0..<200 { time.advance(by: .milliseconds(5)) }
@@ -211,7 +211,8 @@ final class SearchFeature: @unchecked Sendable {
       for index in 0..<1_000 {
         let id = worker * 1_000 + index
         let due = time.now + .milliseconds(index % 50)
-        let run = { counts.ran(id, at: time.now, due: due) }
+        // Dates are good to a microsecond near 1970 (see `_tempoElapsed`).
+        let run = { counts.ran(id, at: time.now, due: due - .microseconds(1)) }
         switch worker % 3 {
         case 0: mainQueue.schedule(after: .init(.init(uptimeNanoseconds: nanoseconds(due))), run)
         case 1: runLoop.schedule(after: .init(Date(timeIntervalSince1970: seconds(due))), run)
@@ -235,27 +236,6 @@ private func nanoseconds(_ duration: Duration) -> UInt64 {
 private func seconds(_ duration: Duration) -> Double {
   let (seconds, attoseconds) = duration.components
   return Double(seconds) + Double(attoseconds) / 1e18
-}
-
-/// How often each action ran, and whether any ran before its date; thread-safe.
-final class SharedCounts: @unchecked Sendable {
-  // Invariant: `lock` guards both arrays.
-  private let lock = NSLock()
-  private var counts: [Int]
-  private var early = 0
-
-  init(size: Int) { counts = Array(repeating: 0, count: size) }
-
-  func ran(_ id: Int, at now: Duration, due: Duration) {
-    lock.withLock {
-      counts[id] += 1
-      // Dates are good to a microsecond near 1970 (see `_tempoElapsed`).
-      if now < due - .microseconds(1) { early += 1 }
-    }
-  }
-
-  func count(_ id: Int) -> Int { lock.withLock { counts[id] } }
-  var earlyRuns: Int { lock.withLock { early } }
 }
 
 /// A Combine publisher bridged to async code and back, on one test scheduler, in a test

@@ -263,7 +263,7 @@ import Testing
 
   @Test func concurrentSchedulingAndCancellingWhileAdvancing() {
     let scheduler = DispatchQueue.test
-    let counts = Counts(size: 8 * 1_000)
+    let counts = Counts<DispatchQueue.SchedulerTimeType>(size: 8 * 1_000)
     DispatchQueue.concurrentPerform(iterations: 9) { worker in
       if worker == 8 {
         for _ in 0..<200 { scheduler.advance(by: .milliseconds(5)) }
@@ -359,7 +359,7 @@ import Testing
 final class Box {}
 
 /// Per-action run counts, safe to update from any thread.
-final class Counts: @unchecked Sendable {
+final class Counts<Time: Comparable>: @unchecked Sendable {
   // Invariant: `lock` guards every `var`.
   private let lock = NSLock()
   private var runs: [Int]
@@ -369,9 +369,7 @@ final class Counts: @unchecked Sendable {
     runs = Array(repeating: 0, count: size)
   }
 
-  func ran(
-    _ id: Int, at now: DispatchQueue.SchedulerTimeType, due: DispatchQueue.SchedulerTimeType
-  ) {
+  func ran(_ id: Int, at now: Time, due: Time) {
     lock.withLock {
       runs[id] += 1
       if now < due { early += 1 }
