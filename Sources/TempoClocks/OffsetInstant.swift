@@ -1,3 +1,5 @@
+package import TempoCore
+
 /// An instant of a Tempo clock: a duration since the clock's origin.
 ///
 /// ``TestClock``, ``ImmediateClock`` and ``AnyClock`` measure time this way, each from its own
@@ -35,4 +37,12 @@ public struct OffsetInstant<Duration: DurationProtocol & Hashable>: InstantProto
 
   /// The offset from the clock's origin, such as `"5.0 seconds"`.
   public var description: String { "\(offset)" }
+}
+
+extension OffsetInstant: TimelineKeyed where Duration: TimelineKeyed {
+  package var timelineKey: TimelineKey { offset.timelineKey }
+
+  package init(timelineKey: TimelineKey) {
+    self.init(offset: Duration(timelineKey: timelineKey))
+  }
 }

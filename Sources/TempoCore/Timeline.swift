@@ -30,16 +30,18 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// The work `run` may do beyond what was pending when it began before it gives up.
   package static var runawayLimit: Int { 1_000_000 }
 
-  // Invariant: `lock` guards every stored `var` of this instance and the `action` of every
-  // `Handle` it created. No user code (an action, or a closure's deinit) runs while it is held.
+  // Invariant: `lock` guards every stored `var` of this instance, `pending`, and the `action`
+  // of every `Handle` it created. No user code (an action, or a closure's deinit) runs while it
+  // is held. Since every access is under the lock, the runtime's exclusivity checks on these
+  // variables are left out (`@exclusivity(unchecked)`): they cost more than the work itself.
   private let lock = Lock()
   private let advancedBy: (Time, Interval) -> Time
   private let name: String
-  private var currentNow: Time
-  private var heap = BinaryHeap<Entry>()
-  private var nextSequence: UInt64 = 0
-  /// Heap entries whose handle was cancelled; they are dropped when reached or when compacting.
-  private var cancelledEntries = 0
+  @exclusivity(unchecked) private var currentNow: Time
+  private let pending = PendingWork<Time>.make(for: Time.self)
+  @exclusivity(unchecked) private var nextSequence: UInt64 = 0
+  /// Entries whose handle was cancelled; they are dropped when reached or when compacting.
+  @exclusivity(unchecked) private var cancelledEntries = 0
   /// Set when this timeline shares its time with others; then every advance advances them all.
   private let sharing: Sharing?
 
@@ -86,8 +88,8 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     // so pending work of a timeline that is gone holds on to nothing. (No other thread can reach
     // a handle's action any more: their weak references to the timeline are already nil.)
     var released: [Action] = []
-    for entry in heap.storage {
-      if case .handle(let handle) = entry.job, let action = handle.action {
+    for case .handle(let handle) in pending.jobs {
+      if let action = handle.action {
         handle.action = nil
         released.append(action)
       }
@@ -99,13 +101,13 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   package var now: Time { lock.withLock { currentNow } }
 
   /// How many actions are waiting to run (cancelled ones excluded). - Complexity: O(1)
-  package var pendingCount: Int { lock.withLock { heap.count - cancelledEntries } }
+  package var pendingCount: Int { lock.withLock { pending.count - cancelledEntries } }
 
   /// The date of the next action that will run, if any. - Complexity: amortized O(1)
   package var nextDate: Time? {
     lock.withLock {
       dropCancelledTop()
-      return heap.min?.date
+      return pending.first()?.date
     }
   }
 
@@ -155,12 +157,12 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// Puts `job` in the heap at `date`, or at `now` if `date` is past or invalid. A date that
   /// compares as both before and after `now` cannot be ordered, so the job is left out.
   /// Call with the lock held.
-  private func insert(_ job: Job, after date: Time) -> DateProblem? {
+  private func insert(_ job: TimelineJob, after date: Time) -> DateProblem? {
     let isLater = currentNow < date
     if isLater, date < currentNow { return .unrepresentable }
     let isValid = date == date
     let due = isLater && isValid ? date : currentNow
-    heap.insert(Entry(date: due, sequence: takeSequence(), job: job))
+    pending.insert(job, at: due, sequence: takeSequence())
     return isValid ? nil : .invalid
   }
 
@@ -182,17 +184,15 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   }
 
   /// A pending action that can be cancelled.
-  package final class Handle: @unchecked Sendable {
-    // Invariant: `action` is read and written only under the owning timeline's lock. It is
-    // non-nil exactly while an entry for this handle is in the heap and still due to run.
-    fileprivate var action: Action?
+  package final class Handle: TimelineHandle, @unchecked Sendable {
+    // Invariant: immutable after init; the inherited `action` is guarded by the timeline's lock.
     fileprivate let interval: Interval?
     private weak var timeline: Timeline?
 
     fileprivate init(timeline: Timeline, interval: Interval?, action: @escaping Action) {
       self.timeline = timeline
       self.interval = interval
-      self.action = action
+      super.init(repeats: interval != nil, action: action)
     }
 
     /// Cancels the action: it will not run again, and its closure is released at once.
@@ -208,11 +208,8 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
       guard let action = handle.action else { return nil }
       handle.action = nil
       cancelledEntries += 1
-      if cancelledEntries > 32, cancelledEntries * 2 > heap.count {
-        heap.removeAll { entry in
-          if case .handle(let handle) = entry.job { return handle.action == nil }
-          return false
-        }
+      if cancelledEntries > 32, cancelledEntries * 2 > pending.count {
+        pending.removeCancelled()
         cancelledEntries = 0
       }
       return action
@@ -273,41 +270,45 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// - Complexity: O(log n)
   package func takeNext(through target: Time?, at location: SourceLocation) -> Action? {
     var problem: String?
-    let action: Action? = lock.withLock {
-      while let entry = heap.min {
-        if let target, target < entry.date { return nil }
-        heap.popMin()
-        let action: Action
-        switch entry.job {
-        case .once(let once):
-          action = once
-        case .handle(let handle):
-          guard let pending = handle.action else {
-            cancelledEntries -= 1
-            continue
-          }
-          action = pending
-          if let interval = handle.interval {
-            let next = advancedBy(entry.date, interval)
-            if entry.date < next {
-              heap.insert(Entry(date: next, sequence: entry.sequence, job: entry.job))
-            } else {
-              handle.action = nil
-              problem =
-                "\(name) could not repeat work every \(interval) after \(entry.date): the "
-                + "interval is too small to move the date, so the work stopped repeating."
-            }
-          } else {
-            handle.action = nil
-          }
+    lock.lock()
+    var date = currentNow
+    var action: Action?
+    while action == nil, let (job, sequence) = pending.removeFirst(dueBy: target, date: &date) {
+      switch job {
+      case .once(let once):
+        action = once
+      case .handle(let handle):
+        guard let pendingAction = handle.action else {
+          cancelledEntries -= 1
+          continue
         }
-        if currentNow < entry.date { currentNow = entry.date }
-        return action
+        action = pendingAction
+        if handle.repeats {
+          problem = rearm(unsafeDowncast(handle, to: Handle.self), from: date, sequence: sequence)
+        } else {
+          handle.action = nil
+        }
       }
-      return nil
+      if currentNow < date { currentNow = date }
     }
+    lock.unlock()
     if let problem { location.report(problem) }
     return action
+  }
+
+  /// Puts a repeating handle that just came due back at its next date, keeping its sequence
+  /// number; answers the problem to report if its interval cannot move `date`. Call with the
+  /// lock held.
+  private func rearm(_ handle: Handle, from date: Time, sequence: UInt64) -> String? {
+    guard let interval = handle.interval else { return nil }
+    let next = advancedBy(date, interval)
+    guard date < next else {
+      handle.action = nil
+      return "\(name) could not repeat work every \(interval) after \(date): the interval is "
+        + "too small to move the date, so the work stopped repeating."
+    }
+    pending.insert(.handle(handle), at: next, sequence: sequence)
+    return nil
   }
 
   /// Ends an advance: `now` becomes `target` unless it is already later.
@@ -425,13 +426,13 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// pending in all, and `now`. - Complexity: O(n log n); for diagnostics.
   package func pendingSummary(first: Int) -> (dates: [Time], count: Int, now: Time) {
     lock.withLock {
-      var live = heap
+      let live = pending.copy()
       var dates: [Time] = []
-      while dates.count < first, let entry = live.popMin() {
-        if case .handle(let handle) = entry.job, handle.action == nil { continue }
-        dates.append(entry.date)
+      var date = currentNow
+      while dates.count < first, let (job, _) = live.removeFirst(dueBy: nil, date: &date) {
+        if !job.isCancelled { dates.append(date) }
       }
-      return (dates, heap.count - cancelledEntries, currentNow)
+      return (dates, pending.count - cancelledEntries, currentNow)
     }
   }
 
@@ -454,25 +455,6 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
 
   // MARK: - Private
 
-  private struct Entry: Comparable {
-    var date: Time
-    let sequence: UInt64
-    let job: Job
-
-    static func < (lhs: Entry, rhs: Entry) -> Bool {
-      lhs.date < rhs.date || (!(rhs.date < lhs.date) && lhs.sequence < rhs.sequence)
-    }
-
-    static func == (lhs: Entry, rhs: Entry) -> Bool {
-      lhs.sequence == rhs.sequence
-    }
-  }
-
-  private enum Job {
-    case once(Action)
-    case handle(Handle)
-  }
-
   private func takeSequence() -> UInt64 {
     if let sharing { return sharing.group.takeSequence() }
     defer { nextSequence &+= 1 }
@@ -480,10 +462,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   }
 
   private func dropCancelledTop() {
-    while let entry = heap.min, case .handle(let handle) = entry.job, handle.action == nil {
-      heap.popMin()
-      cancelledEntries -= 1
-    }
+    cancelledEntries -= pending.removeCancelledFirst()
   }
 }
 
@@ -492,7 +471,7 @@ extension Timeline: SharedTimelineMember {
     guard let sharing else { return nil }
     let next: (Time, UInt64)? = lock.withLock {
       dropCancelledTop()
-      return heap.min.map { ($0.date, $0.sequence) }
+      return pending.first()
     }
     return next.map { (sharing.toShared($0.0), $0.1) }
   }

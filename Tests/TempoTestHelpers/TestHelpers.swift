@@ -101,3 +101,22 @@ private struct IssueCounter: IssueReporter {
     messages.append(message() ?? "")
   }
 }
+
+/// Expects `key` to order and compare every pair of `values` as the values themselves do, and
+/// `back` to turn every key into its value again.
+public func expectKeys<Value: Comparable, Key: Comparable>(
+  _ values: [Value], key: (Value) -> Key, back: (Key) -> Value,
+  sourceLocation: SourceLocation = #_sourceLocation
+) {
+  let sorted = values.sorted()
+  for (first, second) in zip(sorted, sorted.dropFirst()) {
+    let keys = (key(first), key(second))
+    #expect(
+      (first < second) == (keys.0 < keys.1) && (first == second) == (keys.0 == keys.1),
+      "\(first) and \(second) order differently from their keys", sourceLocation: sourceLocation)
+  }
+  for value in values {
+    #expect(
+      back(key(value)) == value, "\(value) does not come back", sourceLocation: sourceLocation)
+  }
+}

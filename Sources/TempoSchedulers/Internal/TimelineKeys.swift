@@ -1,0 +1,34 @@
+package import TempoCore
+
+// The scheduler time types a test scheduler is most often made for, keyed exactly so that its
+// timeline orders them as integers (see `TimelineKeyed`). Other time types work too, ordered
+// by their own `<`.
+
+extension DispatchQueue.SchedulerTimeType: TimelineKeyed {
+  /// The raw value, an unsigned integer. The time type's own `<` compares a signed distance,
+  /// which agrees with the raw order for times less than 2^63 ns apart and wraps beyond that;
+  /// a timeline never holds times further apart, since it runs work dated past that at `now`.
+  package var timelineKey: TimelineKey { TimelineKey(dispatchTime.rawValue) }
+
+  package init(timelineKey: TimelineKey) {
+    // `DispatchTime` is its raw value and nothing else; `init(uptimeNanoseconds:)` would convert
+    // through the machine's timebase, which does not round-trip on every platform.
+    self.init(unsafeBitCast(timelineKey.uint64, to: DispatchTime.self))
+  }
+}
+
+extension RunLoop.SchedulerTimeType: TimelineKeyed {
+  package var timelineKey: TimelineKey { TimelineKey(date.timeIntervalSinceReferenceDate) }
+
+  package init(timelineKey: TimelineKey) {
+    self.init(Date(timeIntervalSinceReferenceDate: timelineKey.double))
+  }
+}
+
+extension OperationQueue.SchedulerTimeType: TimelineKeyed {
+  package var timelineKey: TimelineKey { TimelineKey(date.timeIntervalSinceReferenceDate) }
+
+  package init(timelineKey: TimelineKey) {
+    self.init(Date(timeIntervalSinceReferenceDate: timelineKey.double))
+  }
+}
