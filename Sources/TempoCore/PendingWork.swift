@@ -59,10 +59,14 @@ class PendingWork<Time: Comparable> {
   /// The date and sequence number of the first entry, if any. - Complexity: O(1)
   func first() -> (date: Time, sequence: UInt64)? { fatalError("abstract") }
 
-  /// Removes the first entry if it is due by `target` (any entry if `target` is nil), writing
-  /// its date to `date`. - Complexity: O(log n)
+  /// The bound of a drive through `target` (through everything if nil), for
+  /// ``removeFirst(dueBy:date:)``. Reads no state, so it needs no lock.
+  func bound(through target: Time?) -> DueBound { fatalError("abstract") }
+
+  /// Removes the first entry if it is due by `bound`, writing its date to `date`.
+  /// - Complexity: O(log n)
   func removeFirst(
-    dueBy target: Time?, date: inout Time
+    dueBy bound: DueBound, date: inout Time
   ) -> (job: TimelineJob, sequence: UInt64)? {
     fatalError("abstract")
   }
@@ -76,6 +80,28 @@ class PendingWork<Time: Comparable> {
 
   /// An independent copy, for looking ahead without disturbing the original.
   func copy() -> PendingWork<Time> { fatalError("abstract") }
+}
+
+/// How far a drive takes pending work: through a date, or through all of it.
+///
+/// A drive makes its bound once, so taking each item compares it without converting the
+/// target date again, and without the generic `Optional` of a date type, whose metadata the
+/// runtime would look up on every call.
+struct DueBound {
+  /// A keyed target; nil when every entry is due or the work is ordered by dates.
+  fileprivate let key: TimelineKey?
+  /// An ordered target: a ``DateBox`` of the work's date type; nil when every entry is due.
+  fileprivate let date: AnyObject?
+  fileprivate let isEverything: Bool
+
+  /// Every entry is due.
+  static var everything: DueBound { DueBound(key: nil, date: nil, isEverything: true) }
+}
+
+/// A date of a type only known generically, kept for an ordered bound.
+private final class DateBox<Time> {
+  let date: Time
+  init(_ date: Time) { self.date = date }
 }
 
 /// An entry of a heap of pending work.
@@ -117,11 +143,16 @@ final class KeyedPendingWork<Time: TimelineKeyed>: PendingWork<Time> {
     heap.min.map { (Time(timelineKey: $0.key), $0.sequence) }
   }
 
+  override func bound(through target: Time?) -> DueBound {
+    guard let target else { return .everything }
+    return DueBound(key: target.timelineKey, date: nil, isEverything: false)
+  }
+
   override func removeFirst(
-    dueBy target: Time?, date: inout Time
+    dueBy bound: DueBound, date: inout Time
   ) -> (job: TimelineJob, sequence: UInt64)? {
     guard let first = heap.min else { return nil }
-    if let target, target.timelineKey < first.key { return nil }
+    if let key = bound.key, key < first.key { return nil }
     heap.popMin()
     date = Time(timelineKey: first.key)
     return (first.job, first.sequence)
@@ -184,11 +215,21 @@ final class OrderedPendingWork<Time: Comparable>: PendingWork<Time> {
     heap.min.map { ($0.date, $0.sequence) }
   }
 
+  override func bound(through target: Time?) -> DueBound {
+    guard let target else { return .everything }
+    return DueBound(key: nil, date: DateBox(target), isEverything: false)
+  }
+
   override func removeFirst(
-    dueBy target: Time?, date: inout Time
+    dueBy bound: DueBound, date: inout Time
   ) -> (job: TimelineJob, sequence: UInt64)? {
     guard let first = heap.min else { return nil }
-    if let target, target < first.date { return nil }
+    // Only this type makes ordered bounds, and only with a box of its own date type.
+    if !bound.isEverything, let box = bound.date,
+      unsafeDowncast(box, to: DateBox<Time>.self).date < first.date
+    {
+      return nil
+    }
     heap.popMin()
     date = first.date
     return (first.job, first.sequence)

@@ -269,11 +269,16 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// sets `now` to its date and re-arms it if it repeats. The caller runs the action.
   /// - Complexity: O(log n)
   package func takeNext(through target: Time?, at location: SourceLocation) -> Action? {
+    takeNext(through: pending.bound(through: target), at: location)
+  }
+
+  /// ``takeNext(through:at:)`` with the bound made once for a whole drive.
+  private func takeNext(through bound: DueBound, at location: SourceLocation) -> Action? {
     var problem: String?
     lock.lock()
     var date = currentNow
     var action: Action?
-    while action == nil, let (job, sequence) = pending.removeFirst(dueBy: target, date: &date) {
+    while action == nil, let (job, sequence) = pending.removeFirst(dueBy: bound, date: &date) {
       switch job {
       case .once(let once):
         action = once
@@ -376,7 +381,8 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
       sharing.group.drive(through: target.map(sharing.toShared), budget: budget, at: location)
       return
     }
-    let remaining = Settling.run(budget: budget) { takeNext(through: target, at: location) }
+    let bound = pending.bound(through: target)
+    let remaining = Settling.run(budget: budget) { takeNext(through: bound, at: location) }
     finishDriving(through: target, budget: budget, remaining: remaining, at: location)
   }
 
@@ -393,8 +399,9 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
         through: target.map(sharing.toShared), budget: budget, at: location)
       return
     }
+    let bound = pending.bound(through: target)
     let remaining = await Settling.run(budget: budget, wakeUps: wakeUps, at: location) {
-      takeNext(through: target, at: location)
+      takeNext(through: bound, at: location)
     }
     finishDriving(through: target, budget: budget, remaining: remaining, at: location)
     await Settling.rejoin()
@@ -429,7 +436,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
       let live = pending.copy()
       var dates: [Time] = []
       var date = currentNow
-      while dates.count < first, let (job, _) = live.removeFirst(dueBy: nil, date: &date) {
+      while dates.count < first, let (job, _) = live.removeFirst(dueBy: .everything, date: &date) {
         if !job.isCancelled { dates.append(date) }
       }
       return (dates, pending.count - cancelledEntries, currentNow)
