@@ -30,6 +30,9 @@ LABELS = {
 }
 
 
+CLOCK_WORKLOADS = {LABELS["n-sleepers"], LABELS["one-sleeper-n-times"]}
+
+
 def split_name(name):
     """(implementation, workload label, n) from "Impl_workload_n=N", or from the older
     "Impl workload n=N" form of the first results file."""
@@ -84,7 +87,8 @@ def parse(path):
 
 def table(results):
     workloads = sorted({w for (_, w, _) in results})
-    implementations = ["Tempo", "combine-schedulers", "swift-clocks", "Floor"]
+    implementations = ["Tempo", "TempoExecutor", "combine-schedulers", "swift-clocks", "Floor"]
+    names = {"Tempo": "Tempo", "TempoExecutor": "Tempo, test executor"}
     sizes = sorted({n for (_, _, n) in results})
     lines = []
     for workload in workloads:
@@ -104,7 +108,10 @@ def table(results):
                         text += f" ({mallocs / n:.2g} allocs)"
                     row.append(text)
             if any(row):
-                lines.append(f"| {implementation} | " + " | ".join(row) + " |")
+                name = names.get(implementation, implementation)
+                if implementation == "Tempo" and workload in CLOCK_WORKLOADS:
+                    name = "Tempo, no scope"
+                lines.append(f"| {name} | " + " | ".join(row) + " |")
     return "\n".join(lines) + "\n"
 
 

@@ -225,12 +225,14 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
       run(job)
       finishJob()
     }
+    // Usually quiet already: answer without suspending, since a continuation resumed at once
+    // still sends the caller through the global executor's queue.
+    if let answer = condition.withLock({ quietAnswer(giveUpAt: giveUpAt) }) { return answer }
     return await withUnsafeContinuation { continuation in
       let answer: Bool? = condition.withLock {
-        if isQuiet { return true }
-        if jobsRun >= giveUpAt { return false }
-        waiters.append(Waiter(continuation: continuation, giveUpAt: giveUpAt))
-        return nil
+        let answer = quietAnswer(giveUpAt: giveUpAt)
+        if answer == nil { waiters.append(Waiter(continuation: continuation, giveUpAt: giveUpAt)) }
+        return answer
       }
       if let answer { continuation.resume(returning: answer) }
     }
@@ -257,6 +259,13 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
       else { return nil }
       return takeJob()
     }
+  }
+
+  /// True if quiet, false if the budget is spent, nil if neither yet. Call with the lock held.
+  private func quietAnswer(giveUpAt: Int) -> Bool? {
+    if isQuiet { return true }
+    if jobsRun >= giveUpAt { return false }
+    return nil
   }
 
   /// Whether nothing is queued or running. Call with the lock held.

@@ -37,7 +37,6 @@ extension RunLoop.SchedulerTimeType: _TempoEpochTime {
   /// The 1970 epoch.
   public static var _tempoEpoch: Self { .init(Date(timeIntervalSince1970: 0)) }
 
-  /// The time since 1 ns of uptime.
   /// The time since 1970, to the microsecond.
   public var _tempoElapsed: Duration { date.tempoElapsed }
 
@@ -51,7 +50,6 @@ extension OperationQueue.SchedulerTimeType: _TempoEpochTime {
   /// The 1970 epoch.
   public static var _tempoEpoch: Self { .init(Date(timeIntervalSince1970: 0)) }
 
-  /// The time since 1 ns of uptime.
   /// The time since 1970, to the microsecond.
   public var _tempoElapsed: Duration { date.tempoElapsed }
 
