@@ -38,10 +38,18 @@ package final class Condition: @unchecked Sendable {
 
   package func unlock() { pthread_mutex_unlock(mutex) }
 
-  /// Unlocks, sleeps until ``broadcast()``, and locks again. Callers re-check their state.
-  package func wait() { pthread_cond_wait(condition, mutex) }
+  /// Unlocks, sleeps until ``broadcast()`` or until `milliseconds` of real time have passed,
+  /// and locks again. Callers re-check their state.
+  package func wait(milliseconds: Int) {
+    var deadline = timespec()
+    clock_gettime(CLOCK_REALTIME, &deadline)
+    let nanoseconds = Int(deadline.tv_nsec) + milliseconds * 1_000_000
+    deadline.tv_sec += time_t(nanoseconds / 1_000_000_000)
+    deadline.tv_nsec = .init(nanoseconds % 1_000_000_000)
+    pthread_cond_timedwait(condition, mutex, &deadline)
+  }
 
-  /// Wakes every thread waiting in ``wait()``.
+  /// Wakes every thread waiting in ``wait(milliseconds:)``.
   package func broadcast() { pthread_cond_broadcast(condition) }
 
   /// Runs `body` with the mutex held. `body` must not call out to user code.

@@ -62,7 +62,13 @@ extension Settling {
     var remaining = budget
     await settle(wakeUps, at: location)
     while remaining > 0, let action = takeNext() {
-      action()
+      if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *),
+        let executor = TestExecutor.current
+      {
+        executor.runAndDrain(action)
+      } else {
+        action()
+      }
       remaining -= 1
       await settle(wakeUps, at: location)
     }

@@ -48,6 +48,9 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   private var jobsRun = 0
   private var accepted = 0
   private var drivers: Set<UnsafeRawPointer> = []
+  /// Drivers that are running an action and will run what it makes runnable right after
+  /// (``runAndDrain(_:)``): while there are any, a queued job needs no wake-up of the thread.
+  private var drainers = 0
   /// The tasks that have had a job here, or slept on a test clock from this test.
   private var members: Set<UnsafeRawPointer> = []
   private var waiters: [Waiter] = []
@@ -62,6 +65,9 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
     /// The value of `jobsRun` at which the waiter gives up.
     let giveUpAt: Int
   }
+
+  /// How often the executor's thread looks at its queue without being woken (see `runLoop`).
+  static var backstopMilliseconds: Int { 5 }
 
   /// The executor of the current test, carried by the test's task and inherited by the tasks it
   /// starts.
@@ -119,7 +125,7 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
       members.insert(pointer)
       jobs.append(Job(job: job, onMainActor: onMainActor))
       accepted += 1
-      condition.broadcast()
+      if drainers == 0 || onMainActor { condition.broadcast() }
       return true
     }
   }
@@ -219,12 +225,32 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
     if isOpen { await withTaskExecutorPreference(self) {} }
   }
 
-  /// Waits until nothing is queued or running here, or the budget is spent (false).
-  private func quietHere(giveUpAt: Int) async -> Bool {
+  /// Runs `action`, an action of a clock or scheduler that is advancing, then on the same
+  /// thread the jobs it made runnable, for as long as it can. Meanwhile the executor's thread is
+  /// not woken for them: waking it costs more than the jobs, and it would race this thread for
+  /// them. What this thread cannot run (a job already running, main-actor work, a spent budget)
+  /// it leaves to the executor's thread, waking it on the way out.
+  package func runAndDrain(_ action: () -> Void) {
+    condition.withLock { drainers += 1 }
+    action()
+    drain(giveUpAt: condition.withLock { jobsRun } + Self.jobBudget)
+    condition.withLock {
+      drainers -= 1
+      if head < jobs.count { condition.broadcast() }
+    }
+  }
+
+  /// Runs queued jobs on the caller's thread while it may (see ``takeJobForCallersThread``).
+  private func drain(giveUpAt: Int) {
     while let job = takeJobForCallersThread(giveUpAt: giveUpAt) {
       run(job)
       finishJob()
     }
+  }
+
+  /// Waits until nothing is queued or running here, or the budget is spent (false).
+  private func quietHere(giveUpAt: Int) async -> Bool {
+    drain(giveUpAt: giveUpAt)
     // Usually quiet already: answer without suspending, since a continuation resumed at once
     // still sends the caller through the global executor's queue.
     if let answer = condition.withLock({ quietAnswer(giveUpAt: giveUpAt) }) { return answer }
@@ -291,7 +317,11 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
     let released = condition.withLock { () -> [(UnsafeContinuation<Bool, Never>, Bool)] in
       isRunningJob = false
       jobsRun += 1
-      condition.broadcast()
+      // The thread waits while a job runs elsewhere, and to end once closed; with nothing
+      // queued and a drainer at work there is nothing for it to do.
+      if isClosed || (head < jobs.count && (drainers == 0 || jobs[head].onMainActor)) {
+        condition.broadcast()
+      }
       guard !waiters.isEmpty else { return [] }
       let quiet = isQuiet
       var released: [(UnsafeContinuation<Bool, Never>, Bool)] = []
@@ -343,12 +373,17 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
 
   /// The executor's own thread: runs queued jobs while no waiting clock does, until the
   /// executor is closed and its queue is empty.
+  ///
+  /// A job queued while a drainer is at work does not wake this thread (``runAndDrain(_:)``).
+  /// Should the drainer's action itself wait for that job, only this thread could run it, so
+  /// the thread also looks at its queue every ``backstopMilliseconds`` of real time. That only
+  /// decides which thread runs a job, never whether the work is quiet.
   private func runLoop() {
     condition.lock()
     while true {
       if isRunningJob || head == jobs.count {
         if isClosed && !isRunningJob && head == jobs.count { break }
-        condition.wait()
+        condition.wait(milliseconds: Self.backstopMilliseconds)
         continue
       }
       let job = takeJob()
