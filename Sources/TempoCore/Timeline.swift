@@ -17,7 +17,8 @@
 ///    advance runs the work due by its own target, then the outer one carries on).
 ///
 /// `Time` is the front's own time type and `Interval` its stride; `advancedBy` is how the front's
-/// time moves, so no conversion ever rounds a date.
+/// time moves, so no conversion ever rounds a date. The pending work is kept by ``PendingWork``:
+/// on a heap of integer keys when `Time` is ``TimelineKeyed``, of the dates themselves otherwise.
 ///
 /// - Complexity: scheduling and running an action are O(log n) for n pending actions;
 ///   cancelling is O(1) (the entry is skipped when reached, and the heap is compacted when
