@@ -39,14 +39,21 @@ let package = Package(
         .product(name: "OpenCombineShim", package: "OpenCombine"),
       ]
     ),
+    // Tempo's scheduler for the workloads, and the floor they are measured against.
+    .target(
+      name: "TempoUnderTest",
+      dependencies: [
+        "Workloads",
+        .product(name: "TempoSchedulers", package: tempo),
+        .product(name: "HeapModule", package: "swift-collections"),
+      ]
+    ),
     .executableTarget(
       name: "TempoBenchmarks",
       dependencies: [
-        "Workloads", benchmark,
-        .product(name: "TempoSchedulers", package: tempo),
+        "Workloads", "TempoUnderTest", benchmark,
         .product(name: "TempoClocks", package: tempo),
         .product(name: "TempoTestSupport", package: tempo),
-        .product(name: "HeapModule", package: "swift-collections"),
       ],
       path: "Benchmarks/TempoBenchmarks",
       plugins: plugins
@@ -63,6 +70,8 @@ let package = Package(
         .product(name: "Clocks", package: "swift-clocks"),
       ]
     ),
+    // One scheduler workload run once, for instructions.sh to count under Valgrind.
+    .executableTarget(name: "InstructionCounts", dependencies: ["Workloads", "TempoUnderTest"]),
     .executableTarget(
       name: "PeerBenchmarks",
       dependencies: [

@@ -1,22 +1,12 @@
 import Benchmark
 import Foundation
-import HeapModule
 import TempoClocks
-import TempoSchedulers
 import TempoTestSupport
+import TempoUnderTest
 import Workloads
 
-typealias Scheduler = TestScheduler<DispatchQueue.SchedulerTimeType, DispatchQueue.SchedulerOptions>
-
 let benchmarks: @Sendable () -> Void = {
-  registerSchedulerBenchmarks(
-    "Tempo", sizes: Sizes.tempo,
-    SchedulerUnderTest<Scheduler>(
-      make: { Scheduler(now: .init(.init(uptimeNanoseconds: 1))) },
-      advance: { $0.advance(by: $1) },
-      run: { $0.run() },
-      timer: { Publishers.Timer(every: $1, scheduler: $0).autoconnect().eraseToAnyPublisher() }
-    ))
+  registerSchedulerBenchmarks("Tempo", sizes: Sizes.tempo, tempoScheduler)
 
   registerClockBenchmarks(
     "Tempo", sizes: Sizes.peers,
@@ -41,36 +31,15 @@ let benchmarks: @Sendable () -> Void = {
       scope: { body in await withTestExecutor { await body() } }
     ))
 
-  // The floor: what any heap-based timeline must do at least. Push n (date, sequence, closure)
-  // entries through a binary heap, pop them in order and call each closure.
+  // The floor: what any heap-based timeline must do at least (see `floorWorkload`).
   for size in Sizes.tempo {
     Benchmark(
       benchmarkName("Floor", "one-shots-advance", size), configuration: configuration(size: size)
     ) {
       benchmark in
       for _ in benchmark.scaledIterations {
-        var heap = Heap<FloorEntry>()
-        var ran = 0
-        for (sequence, offset) in offsets(size).enumerated() {
-          heap.insert(FloorEntry(date: offset, sequence: sequence) { ran += 1 })
-        }
-        while let entry = heap.popMin() { entry.action() }
-        blackHole(ran)
+        blackHole(floorWorkload(size))
       }
     }
-  }
-}
-
-struct FloorEntry: Comparable {
-  let date: Int
-  let sequence: Int
-  let action: () -> Void
-
-  static func < (lhs: Self, rhs: Self) -> Bool {
-    (lhs.date, lhs.sequence) < (rhs.date, rhs.sequence)
-  }
-
-  static func == (lhs: Self, rhs: Self) -> Bool {
-    (lhs.date, lhs.sequence) == (rhs.date, rhs.sequence)
   }
 }

@@ -67,7 +67,7 @@ where S.SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
 public func registerSchedulerBenchmarks<S: Scheduler>(
   _ name: String, sizes: [Int], _ test: SchedulerUnderTest<S>
 ) {
-  func register(_ workload: String, _ body: @escaping (Int) -> Int) {
+  for (workload, body) in schedulerWorkloads(test) {
     for size in sizes {
       Benchmark(benchmarkName(name, workload, size), configuration: configuration(size: size)) {
         benchmark in
@@ -79,38 +79,12 @@ public func registerSchedulerBenchmarks<S: Scheduler>(
       }
     }
   }
+}
 
-  register("one-shots-advance") { size in
-    let scheduler = test.make()
-    var ran = 0
-    for offset in offsets(size) {
-      scheduler.schedule(after: scheduler.now.advanced(by: .milliseconds(offset))) { ran += 1 }
-    }
-    test.advance(scheduler, .milliseconds(size))
-    return ran
-  }
-
-  register("one-shots-run") { size in
-    let scheduler = test.make()
-    var ran = 0
-    for offset in offsets(size) {
-      scheduler.schedule(after: scheduler.now.advanced(by: .milliseconds(offset))) { ran += 1 }
-    }
-    test.run(scheduler)
-    return ran
-  }
-
-  register("one-timer") { size in
-    let scheduler = test.make()
-    var ran = 0
-    let timer = scheduler.schedule(
-      after: scheduler.now.advanced(by: .milliseconds(1)), interval: .milliseconds(1)
-    ) { ran += 1 }
-    test.advance(scheduler, .milliseconds(size))
-    timer.cancel()
-    return ran
-  }
-
+/// Every scheduler workload by name: each runs at a size and answers how much work ran.
+public func schedulerWorkloads<S: Scheduler>(
+  _ test: SchedulerUnderTest<S>
+) -> KeyValuePairs<String, (Int) -> Int> {
   /// N repeating timers at random offsets, each due once within the advance; `cancelling`
   /// decides which are cancelled before it.
   func timers(_ size: Int, cancelling: (Int) -> Bool) -> Int {
@@ -127,14 +101,11 @@ public func registerSchedulerBenchmarks<S: Scheduler>(
     timers.forEach { $0.cancel() }
     return ran
   }
-  register("n-timers") { timers($0) { _ in false } }
-  register("n-timers-half-cancelled") { timers($0) { $0 % 2 == 0 } }
 
   func pipeline(
-    _ workload: String,
     _ transform: @escaping (AnyPublisher<Int, Never>, S) -> AnyPublisher<Int, Never>
-  ) {
-    register(workload) { size in
+  ) -> (Int) -> Int {
+    { size in
       let scheduler = test.make()
       let subject = PassthroughSubject<Int, Never>()
       var received = 0
@@ -149,21 +120,55 @@ public func registerSchedulerBenchmarks<S: Scheduler>(
       return received
     }
   }
-  pipeline("debounce") { $0.debounce(for: .milliseconds(1), scheduler: $1).eraseToAnyPublisher() }
-  pipeline("delay") { $0.delay(for: .milliseconds(1), scheduler: $1).eraseToAnyPublisher() }
-  pipeline("receive-on") { $0.receive(on: $1).eraseToAnyPublisher() }
-  pipeline("delay-receive-on") {
-    $0.delay(for: .milliseconds(1), scheduler: $1).receive(on: $1).eraseToAnyPublisher()
-  }
 
-  register("timer-publisher") { size in
-    let scheduler = test.make()
-    var ticks = 0
-    let cancellable = test.timer(scheduler, .milliseconds(1)).sink { _ in ticks += 1 }
-    test.advance(scheduler, .milliseconds(size))
-    cancellable.cancel()
-    return ticks
-  }
+  return [
+    "one-shots-advance": { size in
+      let scheduler = test.make()
+      var ran = 0
+      for offset in offsets(size) {
+        scheduler.schedule(after: scheduler.now.advanced(by: .milliseconds(offset))) { ran += 1 }
+      }
+      test.advance(scheduler, .milliseconds(size))
+      return ran
+    },
+    "one-shots-run": { size in
+      let scheduler = test.make()
+      var ran = 0
+      for offset in offsets(size) {
+        scheduler.schedule(after: scheduler.now.advanced(by: .milliseconds(offset))) { ran += 1 }
+      }
+      test.run(scheduler)
+      return ran
+    },
+    "one-timer": { size in
+      let scheduler = test.make()
+      var ran = 0
+      let timer = scheduler.schedule(
+        after: scheduler.now.advanced(by: .milliseconds(1)), interval: .milliseconds(1)
+      ) { ran += 1 }
+      test.advance(scheduler, .milliseconds(size))
+      timer.cancel()
+      return ran
+    },
+    "n-timers": { timers($0) { _ in false } },
+    "n-timers-half-cancelled": { timers($0) { $0 % 2 == 0 } },
+    "debounce": pipeline {
+      $0.debounce(for: .milliseconds(1), scheduler: $1).eraseToAnyPublisher()
+    },
+    "delay": pipeline { $0.delay(for: .milliseconds(1), scheduler: $1).eraseToAnyPublisher() },
+    "receive-on": pipeline { $0.receive(on: $1).eraseToAnyPublisher() },
+    "delay-receive-on": pipeline {
+      $0.delay(for: .milliseconds(1), scheduler: $1).receive(on: $1).eraseToAnyPublisher()
+    },
+    "timer-publisher": { size in
+      let scheduler = test.make()
+      var ticks = 0
+      let cancellable = test.timer(scheduler, .milliseconds(1)).sink { _ in ticks += 1 }
+      test.advance(scheduler, .milliseconds(size))
+      cancellable.cancel()
+      return ticks
+    },
+  ]
 }
 
 /// The clock operations a workload needs.
