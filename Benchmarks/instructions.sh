@@ -3,7 +3,7 @@
 # (deterministic, unlike wall time; this machine's virtual CPU has no hardware counters for the
 # benchmark tool's instruction metric), and compares them with Thresholds/instructions.txt.
 #
-#   bash instructions.sh          check: fails if a workload runs over 2 % more instructions
+#   bash instructions.sh          check: fails if a workload runs over 3 % more instructions
 #   bash instructions.sh update   writes the current counts as the new thresholds
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -16,8 +16,12 @@ binary=.build/release/InstructionCounts
 # Valgrind cannot read this toolchain's debug information; the symbols are enough.
 strip --strip-debug -o "$binary.stripped" "$binary"
 
+# Without address randomization and with deterministic hashing, a binary's counts repeat exactly.
+# A rebuilt binary lays out its code and data differently, which moves the counts of workloads
+# that hash addresses (Combine's subscriptions) by up to about 2 %: hence the 3 % tolerance.
 count() {
-  SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+  SWIFT_DETERMINISTIC_HASHING=1 setarch "$(uname -m)" -R \
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null \
     --toggle-collect='*measured*' "$binary.stripped" "$1" "$size" 2>&1 |
     awk '/Collected/ { print $4 }'
 }
@@ -37,10 +41,10 @@ for workload in "${workloads[@]}"; do
     if [ -z "$limit" ]; then
       verdict="no threshold"
       failed=1
-    elif [ "$instructions" -gt $((limit + limit / 50)) ]; then
+    elif [ "$instructions" -gt $((limit + limit * 3 / 100)) ]; then
       verdict="REGRESSED: threshold $limit"
       failed=1
-    elif [ "$instructions" -lt $((limit - limit / 50)) ]; then
+    elif [ "$instructions" -lt $((limit - limit * 3 / 100)) ]; then
       verdict="improved: threshold $limit (update it)"
     fi
   fi

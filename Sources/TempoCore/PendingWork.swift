@@ -88,14 +88,13 @@ class PendingWork<Time: Comparable> {
 /// target date again, and without the generic `Optional` of a date type, whose metadata the
 /// runtime would look up on every call.
 struct DueBound {
-  /// A keyed target; nil when every entry is due or the work is ordered by dates.
-  fileprivate let key: TimelineKey?
-  /// An ordered target: a ``DateBox`` of the work's date type; nil when every entry is due.
-  fileprivate let date: AnyObject?
-  fileprivate let isEverything: Bool
+  /// A keyed target, for keyed work.
+  fileprivate var key: TimelineKey?
+  /// A ``DateBox`` of the target, for work ordered by dates.
+  fileprivate var date: AnyObject?
 
-  /// Every entry is due.
-  static var everything: DueBound { DueBound(key: nil, date: nil, isEverything: true) }
+  /// Every entry is due: neither a key nor a date bounds it.
+  static var everything: DueBound { DueBound() }
 }
 
 /// A date of a type only known generically, kept for an ordered bound.
@@ -145,7 +144,7 @@ final class KeyedPendingWork<Time: TimelineKeyed>: PendingWork<Time> {
 
   override func bound(through target: Time?) -> DueBound {
     guard let target else { return .everything }
-    return DueBound(key: target.timelineKey, date: nil, isEverything: false)
+    return DueBound(key: target.timelineKey)
   }
 
   override func removeFirst(
@@ -217,7 +216,7 @@ final class OrderedPendingWork<Time: Comparable>: PendingWork<Time> {
 
   override func bound(through target: Time?) -> DueBound {
     guard let target else { return .everything }
-    return DueBound(key: nil, date: DateBox(target), isEverything: false)
+    return DueBound(date: DateBox(target))
   }
 
   override func removeFirst(
@@ -225,9 +224,7 @@ final class OrderedPendingWork<Time: Comparable>: PendingWork<Time> {
   ) -> (job: TimelineJob, sequence: UInt64)? {
     guard let first = heap.min else { return nil }
     // Only this type makes ordered bounds, and only with a box of its own date type.
-    if !bound.isEverything, let box = bound.date,
-      unsafeDowncast(box, to: DateBox<Time>.self).date < first.date
-    {
+    if let box = bound.date, unsafeDowncast(box, to: DateBox<Time>.self).date < first.date {
       return nil
     }
     heap.popMin()
