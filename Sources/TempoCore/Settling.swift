@@ -59,16 +59,19 @@ extension Settling {
     budget: Int, wakeUps: WakeUps? = nil, at location: SourceLocation,
     _ takeNext: () -> (() -> Void)?
   ) async -> Int {
+    // On a test executor the jobs an action releases run right after it, on this thread.
+    let perform: (() -> Void) -> Void
+    if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *),
+      let executor = TestExecutor.current
+    {
+      perform = executor.runAndDrain
+    } else {
+      perform = { $0() }
+    }
     var remaining = budget
     await settle(wakeUps, at: location)
     while remaining > 0, let action = takeNext() {
-      if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *),
-        let executor = TestExecutor.current
-      {
-        executor.runAndDrain(action)
-      } else {
-        action()
-      }
+      perform(action)
       remaining -= 1
       await settle(wakeUps, at: location)
     }
