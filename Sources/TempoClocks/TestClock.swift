@@ -189,9 +189,10 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, @unc
     column: UInt = #column
   ) async throws {
     await Settling.settle(
+      scope: timeline.scope,
       at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
-    await Settling.rejoin()
+    await Settling.rejoin(scope: timeline.scope)
     guard timeline.pendingCount == 0 else { throw SuspensionError() }
   }
 

@@ -1,28 +1,34 @@
 /// Lets the work released by a resumed sleeper or a scheduled action run before a test clock or
 /// test scheduler takes its next step.
 ///
-/// This is the one place where async advancing decides how long to let other tasks run. Inside
-/// a test executor (``TestExecutor``, opened by TempoTestSupport's `withTestExecutor`) it waits
-/// for the test's work to go quiet, by construction. Outside one it falls back to a heuristic,
-/// like the established libraries' "mega-yield", but one that follows the order in which
-/// executors take work rather than task priorities: each round sends a probe through the global
-/// executor and the main actor and waits for it to come back. Work that was already queued on
-/// either runs before the probe gets through, so after the rounds, the work a resumption released
-/// has had that many turns to run until it suspends again.
+/// This is the one place where async advancing decides how long to let other tasks run. Where
+/// the runtime lets Tempo see jobs, it waits for the test's work to go quiet on a test executor
+/// (``TestExecutor``): the one of a `withTestExecutor` scope, else the one the clock or scheduler
+/// opened for its test (``ImplicitScope``). Only on a runtime without the hooks does it fall back
+/// to a heuristic, like the established libraries' "mega-yield", but one that follows the order
+/// in which executors take work rather than task priorities: each round sends a probe through
+/// the global executor and the main actor and waits for it to come back.
 package enum Settling {
-  /// How many probe rounds `settle` waits through.
+  /// How many probe rounds the heuristic waits through.
   package static var rounds: Int { 20 }
 
-  /// Waits for the test executor's work to go quiet, if the caller is in one; otherwise gives the
-  /// work already queued on the global executor and the main actor its turns, after waiting
-  /// until every task that `wakeUps` counts as woken has run again.
-  package static func settle(_ wakeUps: WakeUps? = nil, at location: SourceLocation) async {
+  /// Waits for the test's work to go quiet (see ``Settling``).
+  package static func settle(
+    _ wakeUps: WakeUps? = nil, scope: ImplicitScope? = nil, at location: SourceLocation
+  ) async {
     if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *),
-      let executor = TestExecutor.current
+      let executor = executor(scope, at: location)
     {
       await executor.settle(at: location)
       return
     }
+    await settleByProbes(wakeUps)
+  }
+
+  /// The heuristic, for runtimes without the hooks: gives the work already queued on the global
+  /// executor and the main actor its turns, after waiting until every task that `wakeUps`
+  /// counts as woken has run again.
+  private static func settleByProbes(_ wakeUps: WakeUps?) async {
     if let wakeUps {
       // A wait on a state, not a count: the woken tasks have been scheduled and have left their
       // sleep. Bounded, so that a task the runtime never schedules cannot hang the advance.
@@ -39,6 +45,15 @@ package enum Settling {
       }.value
     }
   }
+
+  @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+  private static func executor(
+    _ scope: ImplicitScope?, at location: SourceLocation
+  ) -> TestExecutor? {
+    if let scope { return scope.executorForDriving(at: location) }
+    if let scoped = TestExecutor.current, scoped.isOpen { return scoped }
+    return nil
+  }
 }
 
 extension Settling {
@@ -54,37 +69,45 @@ extension Settling {
   }
 
   /// The loop of every drive, async: like ``run(budget:_:)``, and lets the work go quiet (see
-  /// ``settle(_:at:)``) before the first action and after each.
+  /// ``settle(_:scope:at:)``) before the first action and after each.
   package static func run(
-    budget: Int, wakeUps: WakeUps? = nil, at location: SourceLocation,
+    budget: Int, wakeUps: WakeUps? = nil, scope: ImplicitScope? = nil,
+    at location: SourceLocation,
     _ takeNext: () -> (() -> Void)?
   ) async -> Int {
-    // On a test executor the jobs an action releases run right after it, on this thread.
-    let perform: (() -> Void) -> Void
-    if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *),
-      let executor = TestExecutor.current
-    {
-      perform = executor.runAndDrain
-    } else {
-      perform = { $0() }
-    }
     var remaining = budget
-    await settle(wakeUps, at: location)
+    if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *),
+      let executor = executor(scope, at: location)
+    {
+      // The jobs an action releases run right after it, on this thread.
+      await executor.settle(at: location)
+      while remaining > 0, let action = takeNext() {
+        executor.runAndDrain(action)
+        remaining -= 1
+        await executor.settle(at: location)
+      }
+      return remaining
+    }
+    await settleByProbes(wakeUps)
     while remaining > 0, let action = takeNext() {
-      perform(action)
+      action()
       remaining -= 1
-      await settle(wakeUps, at: location)
+      await settleByProbes(wakeUps)
     }
     return remaining
   }
 
   /// Called when an async advance or check is done settling: on a test executor, the caller
   /// goes back to running there (see ``TestExecutor/rejoin()``).
-  package static func rejoin() async {
-    if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *),
-      let executor = TestExecutor.current
-    {
-      await executor.rejoin()
+  package static func rejoin(scope: ImplicitScope? = nil) async {
+    if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+      let executor: TestExecutor?
+      if let scoped = TestExecutor.current, scoped.isOpen {
+        executor = scoped
+      } else {
+        executor = scope?.heldExecutor
+      }
+      await executor?.rejoin()
     }
   }
 }
@@ -92,8 +115,9 @@ extension Settling {
 /// Counts the sleepers an advance woke that have not run again yet.
 ///
 /// A test clock counts a wake-up before it resumes a sleeper, and the sleeper acknowledges it when
-/// its task runs again; ``Settling/settle(_:at:)`` waits for the count to reach zero before its probe
-/// rounds, so a woken task that the system was slow to schedule is not left behind.
+/// its task runs again; without a test executor, ``Settling/settle(_:scope:at:)`` waits for the
+/// count to reach zero before its probe rounds, so a woken task that the system was slow to
+/// schedule is not left behind. (A test executor needs no count: it sees the woken task.)
 package final class WakeUps: @unchecked Sendable {
   // Invariant: `lock` guards `count`.
   private let lock = Lock()

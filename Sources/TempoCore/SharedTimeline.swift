@@ -22,6 +22,10 @@ package final class SharedTimeline: @unchecked Sendable {
     weak var member: (any SharedTimelineMember)?
   }
 
+  /// The test executor its async advances wait on when no `withTestExecutor` scope is open;
+  /// its members share it.
+  package let scope = ImplicitScope(name: "TestTimeline")
+
   package init() {}
 
   /// The shared time, as the duration since the shared start.
@@ -117,11 +121,11 @@ package final class SharedTimeline: @unchecked Sendable {
   package func drive(
     through target: Duration?, budget: Int = .max, at location: SourceLocation
   ) async {
-    let remaining = await Settling.run(budget: budget, at: location) {
+    let remaining = await Settling.run(budget: budget, scope: scope, at: location) {
       takeNext(through: target, at: location)
     }
     finishDriving(through: target, budget: budget, remaining: remaining, at: location)
-    await Settling.rejoin()
+    await Settling.rejoin(scope: scope)
   }
 
   private func finishDriving(

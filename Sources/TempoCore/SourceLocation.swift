@@ -16,7 +16,10 @@ package struct SourceLocation: Sendable {
 
   /// Reports `message` through IssueReporting, which fails the current XCTest or Swift Testing
   /// test (and, outside of tests, logs a runtime warning).
-  package func report(_ message: String) {
-    reportIssue(message, fileID: fileID, filePath: filePath, line: line, column: column)
+  package func report(_ message: String, asWarning: Bool = false) {
+    reportIssue(
+      message, severity: asWarning ? .warning : .error, fileID: fileID, filePath: filePath,
+      line: line,
+      column: column)
   }
 }

@@ -45,6 +45,8 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   @exclusivity(unchecked) private var cancelledEntries = 0
   /// Set when this timeline shares its time with others; then every advance advances them all.
   private let sharing: Sharing?
+  /// The test executor its async advances wait on when no `withTestExecutor` scope is open.
+  package let scope: ImplicitScope
 
   private struct Sharing {
     let group: SharedTimeline
@@ -62,6 +64,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     self.name = name
     self.advancedBy = advancedBy
     self.sharing = nil
+    self.scope = ImplicitScope(name: name)
   }
 
   /// Creates a timeline that shares its time with the other members of `group`: it starts at
@@ -81,6 +84,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     self.name = name
     self.advancedBy = advancedBy
     self.sharing = Sharing(group: group, toShared: toShared, fromShared: fromShared)
+    self.scope = group.scope
     group.join(self)
   }
 
@@ -401,11 +405,13 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
       return
     }
     let bound = pending.bound(through: target)
-    let remaining = await Settling.run(budget: budget, wakeUps: wakeUps, at: location) {
+    let remaining = await Settling.run(
+      budget: budget, wakeUps: wakeUps, scope: scope, at: location
+    ) {
       takeNext(through: bound, at: location)
     }
     finishDriving(through: target, budget: budget, remaining: remaining, at: location)
-    await Settling.rejoin()
+    await Settling.rejoin(scope: scope)
   }
 
   private func finishDriving(

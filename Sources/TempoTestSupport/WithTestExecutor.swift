@@ -22,36 +22,48 @@ import TempoCore
 /// }
 /// ```
 ///
+/// You rarely need to write it: a `TestClock`, `TestScheduler` or `TestTimeline` created inside
+/// a test's task opens a test executor of its own for that task and the tasks it starts. The
+/// scope makes it explicit, covers code that runs before the first clock is created, and lets
+/// a clock made outside any task (an XCTest property) be exact too.
+///
 /// In Swift Testing, the `.testExecutor` trait (``TestExecutorTrait``) does the same for a test or a
-/// suite. What the executor can and cannot see is described in the article "Deterministic
-/// async advancing". On a runtime without the global enqueue hook the scope cannot see any job:
-/// it reports an issue and runs `operation` without a test executor.
+/// suite. Scopes of tests that run in parallel are independent. What the executor can and cannot
+/// see is described in the article "Deterministic async advancing". On a runtime without the
+/// executor hooks the scope cannot see any job: it reports an issue and runs `operation`
+/// without a test executor.
+///
+/// - Parameters:
+///   - includingMainQueueBlocks: Also wait for work started by plain GCD blocks on the main
+///     queue (`DispatchQueue.main.async { … }`), which are not jobs and are not counted: each
+///     wait for quiet then ends with a round trip through the main queue, repeated until it
+///     finds nothing new. Main-actor tasks and hops are counted without it.
+///   - operation: The test.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 public func withTestExecutor<Result>(
   isolation: isolated (any Actor)? = #isolation,
+  includingMainQueueBlocks: Bool = false,
   _ operation: () async throws -> Result
 ) async rethrows -> Result {
   if let executor = TestExecutor.current, executor.isOpen {
     // Already inside a scope: one test, one executor.
-    return try await operation()
+    return try await TestExecutor.$passesThroughMainQueue.withValue(
+      includingMainQueueBlocks || TestExecutor.passesThroughMainQueue
+    ) { try await operation() }
   }
   guard TestExecutor.isSupported else {
     reportIssue(
       """
-      This Swift runtime has no global enqueue hook, so a test executor cannot see the test's \
+      This Swift runtime has no executor hooks, so a test executor cannot see the test's \
       jobs; clocks and schedulers advance as they do outside a scope.
       """)
     return try await operation()
   }
-  await TestExecutor.turns.take()
   let executor = TestExecutor()
-  defer {
-    executor.close()
-    TestExecutor.turns.pass()
-  }
+  defer { executor.close() }
   return try await TestExecutor.$current.withValue(executor) {
-    // The test's own task is one of its tasks: it runs on the executor from its next hop on.
-    TestExecutor.noteCurrentTask()
-    return try await operation()
+    try await TestExecutor.$passesThroughMainQueue.withValue(includingMainQueueBlocks) {
+      try await operation()
+    }
   }
 }

@@ -14,8 +14,8 @@ import Testing
     Int(
       ProcessInfo.processInfo.environment["TEMPO_SCENARIO_REPETITIONS"] ?? "20") ?? 20
 
-  @Test(arguments: AsyncScenario.all.filter { $0.limitation == nil }.map(\.name))
-  func scenarioPassesEveryTime(_ name: String) async {
+  @Test(arguments: AsyncScenario.all.map(\.name))
+  func scenarioPassesEveryTimeInAScope(_ name: String) async {
     let scenario = AsyncScenario.all.first { $0.name == name }!
     if let only = ProcessInfo.processInfo.environment["TEMPO_SCENARIO"], only != name { return }
     var failures: [String] = []
@@ -24,20 +24,36 @@ import Testing
     }
     #expect(failures == [], "\(name)")
   }
+
+  /// The same without `withTestExecutor`: the clock, created in the test's task, opens the
+  /// executor itself.
+  @Test(arguments: AsyncScenario.all.map(\.name))
+  func scenarioPassesEveryTimeWithoutAWrapper(_ name: String) async {
+    let scenario = AsyncScenario.all.first { $0.name == name }!
+    if let only = ProcessInfo.processInfo.environment["TEMPO_SCENARIO"], only != name { return }
+    var failures: [String] = []
+    for _ in 0..<Self.repetitions {
+      failures += await runOnTestClock(scenario)
+    }
+    #expect(failures == [], "\(name)")
+  }
 }
 
 /// Runs one scenario on a fresh test clock inside a test executor.
 func runOnTestExecutor(_ scenario: AsyncScenario) async -> [String] {
-  await withTestExecutor {
-    let clock = TestClock()
-    let start = clock.now
-    let scenarioClock = ScenarioClock(
-      clock: clock,
-      advanceBy: { await clock.advance(by: $0) },
-      elapsed: { start.duration(to: clock.now) }
-    )
-    return await scenario.body(scenarioClock)
-  }
+  await withTestExecutor { await runOnTestClock(scenario) }
+}
+
+/// Runs one scenario on a fresh test clock created in the current task.
+func runOnTestClock(_ scenario: AsyncScenario) async -> [String] {
+  let clock = TestClock()
+  let start = clock.now
+  let scenarioClock = ScenarioClock(
+    clock: clock,
+    advanceBy: { await clock.advance(by: $0) },
+    elapsed: { start.duration(to: clock.now) }
+  )
+  return await scenario.body(scenarioClock)
 }
 
 /// Seed 004's welcome test with the trait instead of the function.
@@ -62,17 +78,13 @@ func runOnTestExecutor(_ scenario: AsyncScenario) async -> [String] {
 }
 
 @Suite struct TestExecutorBehaviourTests {
-  @Test func theHookIsInstalledOnlyWhileAScopeIsOpen() async {
-    // Other suites open scopes in parallel; take the turn to look at a quiet process.
-    await TestExecutor.turns.take()
-    #expect(!TestExecutor.hooksAreInstalled)
-    TestExecutor.turns.pass()
+  @Test func theHooksAreInstalledWhileAScopeIsOpen() async {
     await withTestExecutor {
       #expect(TestExecutor.hooksAreInstalled)
     }
   }
 
-  @Test func scopesInParallelTestsTakeTurnsAndEachStaysDeterministic() async {
+  @Test func scopesInParallelAreEachDeterministic() async {
     let welcome = AsyncScenario.all.first { $0.name == "welcome-first-timer" }!
     let failures = await withTaskGroup(of: [String].self) { group in
       for _ in 0..<8 {

@@ -1,0 +1,190 @@
+/// The state of one ``TestExecutor``, and every rule that changes it: a pure value with no lock
+/// and no side effects. Each event returns what the executor must do afterwards (start a pump,
+/// resume waiters), which it does after unlocking.
+///
+/// Quiet means: no job of the test is queued or running here, and none of its main-actor jobs
+/// is queued or running on the main queue.
+///
+/// Who runs the queue: whenever a job is queued, either a driver is draining it (a clock or
+/// scheduler that is advancing runs the jobs its actions release on its own thread) or a pump
+/// is scheduled on a shared system thread. While a driver drains, a job queued behind it is its
+/// to run; a delayed pump (the backstop) is scheduled in case the driver is blocked on that very
+/// job.
+struct ExecutorQueue {
+  struct Waiter {
+    let continuation: UnsafeContinuation<Bool, Never>
+    /// The value of `jobsRun` at which the waiter gives up.
+    let giveUpAt: Int
+  }
+
+  /// What the executor must start after an event, outside its lock.
+  enum Wake: Equatable {
+    case none
+    /// Run the queue on a shared thread now.
+    case pump
+    /// Run the queue on a shared thread a little later, unless a driver has run it by then.
+    case backstop
+  }
+
+  private var jobs: [UnownedJob] = []
+  private var head = 0
+  private(set) var isRunningJob = false
+  private(set) var isClosed = false
+  /// Jobs run, here and this test's on the main queue; the measure of the job budget.
+  private(set) var jobsRun = 0
+  /// Jobs accepted so far; tells whether anything arrived during a main-queue pass.
+  private(set) var accepted = 0
+  /// Main-actor jobs of this test queued or running on the main queue.
+  private(set) var mainJobs = 0
+  /// Tasks waiting for quiet: their own jobs never run here while they wait.
+  private var drivers: Set<UnsafeRawPointer> = []
+  /// Drivers draining the queue on their own thread now.
+  private var drainers = 0
+  private var isPumpScheduled = false
+  private var isBackstopScheduled = false
+  private var waiters: [Waiter] = []
+
+  var isQuiet: Bool { head == jobs.count && !isRunningJob && mainJobs == 0 }
+
+  func isDriver(_ task: UnsafeRawPointer) -> Bool { drivers.contains(task) }
+
+  // MARK: Jobs arriving
+
+  /// A job of this test becomes runnable. Refused (false) once closed, and for a driver's own
+  /// task, which must not run here while it waits for this queue to go quiet.
+  mutating func enqueue(_ job: UnownedJob, task: UnsafeRawPointer) -> (accepted: Bool, wake: Wake) {
+    guard !isClosed, !drivers.contains(task) else { return (false, .none) }
+    jobs.append(job)
+    accepted += 1
+    return (true, wakeIfNeeded())
+  }
+
+  /// A main-actor job of this test was sent to the main queue (see ``MainExecutor``).
+  mutating func mainJobQueued(task: UnsafeRawPointer) -> Bool {
+    guard !isClosed, !drivers.contains(task) else { return false }
+    mainJobs += 1
+    accepted += 1
+    return true
+  }
+
+  /// A main-actor job of this test has run; returns the waiters it releases.
+  mutating func mainJobFinished() -> [(UnsafeContinuation<Bool, Never>, Bool)] {
+    mainJobs -= 1
+    jobsRun += 1
+    return releasedWaiters()
+  }
+
+  /// The task of a main-actor job that is running now starts driving: it no longer counts as
+  /// this test's main-actor work, since the work must go quiet while it waits.
+  mutating func uncountRunningMainJob() { mainJobs -= 1 }
+
+  // MARK: Running jobs
+
+  /// The next job for a driver's thread: queued first, no other job running, budget left.
+  mutating func takeForDriver(giveUpAt: Int) -> UnownedJob? {
+    guard !isRunningJob, head < jobs.count, jobsRun < giveUpAt else { return nil }
+    return takeFirst()
+  }
+
+  /// The next job for a pump, or nil, which ends the pump: someone else is running a job (and
+  /// will look at the queue when it finishes), or nothing is queued.
+  mutating func takeForPump() -> UnownedJob? {
+    guard !isRunningJob, head < jobs.count else {
+      isPumpScheduled = false
+      return nil
+    }
+    return takeFirst()
+  }
+
+  /// The backstop fired: it runs the queue like a pump.
+  mutating func backstopFired() { isBackstopScheduled = false }
+
+  /// The running job has finished; returns the waiters it releases and who runs the queue next.
+  mutating func finishJob(
+    byPump: Bool
+  ) -> (released: [(UnsafeContinuation<Bool, Never>, Bool)], wake: Wake) {
+    isRunningJob = false
+    jobsRun += 1
+    // A pump carries on by itself; after a driver's job, make sure someone runs the rest.
+    return (releasedWaiters(), byPump ? .none : wakeIfNeeded())
+  }
+
+  // MARK: Drivers
+
+  /// A driver begins running the queue on its thread.
+  mutating func beginDraining() { drainers += 1 }
+
+  /// A driver stops running the queue; whatever is left goes to a pump.
+  mutating func endDraining() -> Wake {
+    drainers -= 1
+    return wakeIfNeeded()
+  }
+
+  mutating func beginDriving(_ task: UnsafeRawPointer) { drivers.insert(task) }
+
+  mutating func endDriving(_ task: UnsafeRawPointer) { drivers.remove(task) }
+
+  // MARK: Waiting for quiet
+
+  /// True if quiet, false if the budget is spent, nil if neither yet.
+  func quietAnswer(giveUpAt: Int) -> Bool? {
+    if isQuiet { return true }
+    if jobsRun >= giveUpAt { return false }
+    return nil
+  }
+
+  /// Registers a waiter unless the answer is known now, which it returns instead.
+  mutating func wait(_ waiter: Waiter) -> Bool? {
+    if let answer = quietAnswer(giveUpAt: waiter.giveUpAt) { return answer }
+    waiters.append(waiter)
+    return nil
+  }
+
+  /// The executor takes no more jobs; those queued still run.
+  mutating func close() -> Wake {
+    isClosed = true
+    return wakeIfNeeded()
+  }
+
+  // MARK: Private
+
+  private mutating func takeFirst() -> UnownedJob {
+    let job = jobs[head]
+    head += 1
+    if head == jobs.count {
+      jobs.removeAll(keepingCapacity: true)
+      head = 0
+    } else if head >= 1024, head * 2 >= jobs.count {
+      jobs.removeFirst(head)
+      head = 0
+    }
+    isRunningJob = true
+    return job
+  }
+
+  /// The one rule for who runs a queued job: a driver that is draining (with a backstop in case
+  /// it is blocked on that job), else a pump.
+  private mutating func wakeIfNeeded() -> Wake {
+    guard head < jobs.count else { return .none }
+    if drainers > 0 {
+      guard !isBackstopScheduled else { return .none }
+      isBackstopScheduled = true
+      return .backstop
+    }
+    guard !isPumpScheduled else { return .none }
+    isPumpScheduled = true
+    return .pump
+  }
+
+  private mutating func releasedWaiters() -> [(UnsafeContinuation<Bool, Never>, Bool)] {
+    guard !waiters.isEmpty else { return [] }
+    let quiet = isQuiet
+    var released: [(UnsafeContinuation<Bool, Never>, Bool)] = []
+    waiters.removeAll { waiter in
+      guard quiet || jobsRun >= waiter.giveUpAt else { return false }
+      released.append((waiter.continuation, quiet))
+      return true
+    }
+    return released
+  }
+}

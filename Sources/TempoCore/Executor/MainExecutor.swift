@@ -1,0 +1,92 @@
+import Dispatch
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Android)
+  import Android
+#endif
+
+/// The main actor's executor while a test executor is open: it runs every main-actor job on the
+/// main queue, in order, as the platform's does, and counts each one that belongs to a test, so
+/// that the test's executor knows when its main-actor work has run.
+///
+/// The runtime asks `swift_task_getMainExecutor_hook` for the main executor whenever code hops
+/// to the main actor; ``RuntimeHooks`` answers with this one while any test executor is open.
+/// A task suspended while it was installed remembers it and is resumed through it later, so the
+/// one instance lives as long as the process.
+///
+/// Which test a job belongs to is decided as for the global executor (``RuntimeHooks``). While
+/// the job runs, the thread is marked as running that test's work (``RunningJob``), so what it
+/// starts belongs to the test too. Plain GCD blocks on the main queue are not jobs and are not
+/// counted.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+final class MainExecutor: SerialExecutor, @unchecked Sendable {
+  // Invariant: no stored state. A job's bookkeeping travels with it (`Ticket`), and is touched
+  // only on the main queue.
+  static let shared = MainExecutor()
+
+  /// The executor as the runtime's hook returns it.
+  static let unowned = shared.asUnownedSerialExecutor()
+
+  private init() {}
+
+  /// A main-actor job on its way through the main queue.
+  private final class Ticket {
+    // Invariant: created before the job is queued and touched afterwards only on the main
+    // queue, one job at a time.
+    let owner: TestExecutor?
+    let task: UnsafeRawPointer
+    var isCounted: Bool
+    init(owner: TestExecutor?, task: UnsafeRawPointer) {
+      self.owner = owner
+      self.task = task
+      self.isCounted = owner != nil
+    }
+  }
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    enqueue(UnownedJob(job))
+  }
+
+  func enqueue(_ job: UnownedJob) {
+    let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
+    let owner = RuntimeHooks.candidates(forJob: task).first { $0.acceptMainJob(task: task) }
+    let ticket = Ticket(owner: owner, task: task)
+    DispatchQueue.main.async {
+      let previous = (RunningJob.executor, Self.running)
+      (RunningJob.executor, Self.running) = (owner, ticket)
+      job.runSynchronously(on: Self.unowned)
+      (RunningJob.executor, Self.running) = previous
+      if ticket.isCounted { owner?.mainJobFinished() }
+    }
+  }
+
+  func checkIsolated() {
+    dispatchPrecondition(condition: .onQueue(.main))
+  }
+
+  /// The job running on the main queue now, if it came through this executor. Read and written
+  /// only on the main queue.
+  nonisolated(unsafe) private static var running: Ticket?
+
+  /// If the caller runs a main-actor job of `task` counted for `executor`, stops counting it
+  /// (the task is about to wait for `executor` to go quiet) and answers true.
+  static func stopCountingRunningJob(of task: UnsafeRawPointer, for executor: TestExecutor) -> Bool
+  {
+    guard RuntimeHooks.isOnMainQueue, let ticket = running, ticket.task == task,
+      ticket.owner === executor, ticket.isCounted
+    else { return false }
+    ticket.isCounted = false
+    return true
+  }
+
+  /// Whether `executor` is this one.
+  static func isThis(_ executor: UnownedSerialExecutor) -> Bool {
+    unsafeBitCast(executor, to: (UInt, UInt).self).0
+      == unsafeBitCast(unowned, to: (UInt, UInt).self).0
+  }
+}

@@ -1,0 +1,201 @@
+import Dispatch
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Android)
+  import Android
+#endif
+
+/// The Swift runtime's executor hooks, through which test executors see the jobs that the work
+/// of their tests makes runnable, and which tasks belong to which test.
+///
+/// While any ``TestExecutor`` is open, Tempo sets:
+/// - `swift_task_enqueueGlobal_hook`, called for every job bound for the global concurrent
+///   executor: a job of an open executor's test is queued there instead;
+/// - `swift_task_getMainExecutor_hook`, asked for the main actor's executor at every hop to the
+///   main actor: it answers ``MainExecutor``, which runs the job on the main queue and counts it
+///   for its test;
+/// - `swift_task_isMainExecutor_hook`, so that isolation checks know ``MainExecutor`` is the
+///   main actor's;
+/// - `swift_task_enqueueMainExecutor_hook`, for an explicit `MainActor.shared.enqueue`.
+///
+/// When the last executor closes, what was there before is put back. Every job that belongs to
+/// no open executor goes where it was going, through the hook that was there before, if any.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+enum RuntimeHooks {
+  typealias JobOriginal = @convention(thin) (UnownedJob) -> Void
+  typealias JobHook = @convention(thin) (UnownedJob, JobOriginal) -> Void
+  typealias GetMainOriginal = @convention(thin) () -> UnownedSerialExecutor
+  typealias GetMainHook = @convention(thin) (GetMainOriginal) -> UnownedSerialExecutor
+  typealias IsMainOriginal = @convention(thin) (UnownedSerialExecutor) -> Bool
+  typealias IsMainHook = @convention(thin) (UnownedSerialExecutor, IsMainOriginal) -> Bool
+
+  private struct Slots: @unchecked Sendable {
+    // Invariant: the pointers address the runtime's hook variables, which live as long as the
+    // process; they are written only under `RuntimeHooks.lock`.
+    let global: UnsafeMutablePointer<JobHook?>
+    let enqueueMain: UnsafeMutablePointer<JobHook?>
+    let getMain: UnsafeMutablePointer<GetMainHook?>
+    let isMain: UnsafeMutablePointer<IsMainHook?>
+  }
+
+  private struct Previous {
+    var global: JobHook?
+    var enqueueMain: JobHook?
+    var getMain: GetMainHook?
+    var isMain: IsMainHook?
+  }
+
+  private struct State: @unchecked Sendable {
+    // Invariant: only read or written under `RuntimeHooks.lock`.
+    var open: [ObjectIdentifier: TestExecutor] = [:]
+    /// The tasks each open executor has met, by address.
+    var members: [UnsafeRawPointer: TestExecutor] = [:]
+    var previous = Previous()
+  }
+
+  private static let slots: Slots? = {
+    func slot<T>(_ name: String, _: T.Type) -> UnsafeMutablePointer<T?>? {
+      dlsym(nil, name)?.assumingMemoryBound(to: T?.self)
+    }
+    guard let global = slot("swift_task_enqueueGlobal_hook", JobHook.self),
+      let enqueueMain = slot("swift_task_enqueueMainExecutor_hook", JobHook.self),
+      let getMain = slot("swift_task_getMainExecutor_hook", GetMainHook.self),
+      let isMain = slot("swift_task_isMainExecutor_hook", IsMainHook.self)
+    else { return nil }
+    return Slots(global: global, enqueueMain: enqueueMain, getMain: getMain, isMain: isMain)
+  }()
+
+  private static let lock = Lock()
+  nonisolated(unsafe) private static var state = State()
+
+  /// Marks the main queue, so that code can tell it runs there.
+  private static let mainQueueKey: DispatchSpecificKey<Bool> = {
+    let key = DispatchSpecificKey<Bool>()
+    DispatchQueue.main.setSpecific(key: key, value: true)
+    return key
+  }()
+
+  /// Whether the caller runs on the main queue.
+  static var isOnMainQueue: Bool { DispatchQueue.getSpecific(key: mainQueueKey) == true }
+
+  /// Whether Tempo's hooks are installed now (a test executor is open).
+  static var areInstalled: Bool {
+    guard let slots else { return false }
+    return lock.withLock { isTempos(slots.global.pointee, routeGlobal) }
+  }
+
+  /// Whether this runtime exposes the hooks; without them a test executor cannot see any job.
+  static var areAvailable: Bool { slots != nil }
+
+  /// `executor` opens: installs the hooks if it is the first open one.
+  static func open(_ executor: TestExecutor) {
+    guard let slots else { return }
+    _ = mainQueueKey
+    lock.withLock {
+      if state.open.isEmpty {
+        state.previous = Previous(
+          global: slots.global.pointee, enqueueMain: slots.enqueueMain.pointee,
+          getMain: slots.getMain.pointee, isMain: slots.isMain.pointee)
+        slots.global.pointee = routeGlobal
+        slots.enqueueMain.pointee = routeMainEnqueue
+        slots.isMain.pointee = isMain
+        slots.getMain.pointee = getMain
+      }
+      state.open[ObjectIdentifier(executor)] = executor
+    }
+  }
+
+  /// `executor` closes: forgets its tasks, and puts back the previous hooks if it was the last
+  /// open one (unless someone replaced Tempo's in the meantime: theirs are left alone).
+  static func close(_ executor: TestExecutor) {
+    guard let slots else { return }
+    let forgotten = lock.withLock { () -> [UnsafeRawPointer: TestExecutor] in
+      guard state.open.removeValue(forKey: ObjectIdentifier(executor)) != nil else { return [:] }
+      let members = state.members
+      state.members = members.filter { $0.value !== executor }
+      if state.open.isEmpty {
+        if isTempos(slots.global.pointee, routeGlobal) {
+          slots.global.pointee = state.previous.global
+        }
+        if isTempos(slots.enqueueMain.pointee, routeMainEnqueue) {
+          slots.enqueueMain.pointee = state.previous.enqueueMain
+        }
+        if isTempos(slots.getMain.pointee, getMain) {
+          slots.getMain.pointee = state.previous.getMain
+        }
+        if isTempos(slots.isMain.pointee, isMain) { slots.isMain.pointee = state.previous.isMain }
+        state.previous = Previous()
+      }
+      return members
+    }
+    // The executors are released after unlocking.
+    withExtendedLifetime(forgotten) {}
+  }
+
+  /// Remembers `task` as one of `executor`'s.
+  static func note(_ task: UnsafeRawPointer, memberOf executor: TestExecutor) {
+    let replaced = lock.withLock { () -> TestExecutor? in
+      guard state.open[ObjectIdentifier(executor)] != nil else { return nil }
+      return state.members.updateValue(executor, forKey: task)
+    }
+    withExtendedLifetime(replaced) {}
+  }
+
+  /// The open executor of the current task, if it is one of a test's: the one whose job the
+  /// thread is running, the one of its `withTestExecutor` scope, or the one that has met it.
+  static func executorForCurrentContext() -> TestExecutor? {
+    candidates(forJob: nil).first
+  }
+
+  /// The open executors a job may belong to, most specific first: the one whose job the thread
+  /// is running, the one the current task's scope carries, and the one that has met the
+  /// current task or the job's own task. (The first may have closed meanwhile; the executor
+  /// itself refuses the job then, and the next is asked.)
+  static func candidates(forJob job: UnsafeRawPointer?) -> [TestExecutor] {
+    var found: [TestExecutor] = []
+    if let running = RunningJob.executor { found.append(running) }
+    if let scoped = TestExecutor.current { found.append(scoped) }
+    let current = TestExecutor.currentTaskPointer
+    let known = lock.withLock { () -> [TestExecutor] in
+      [current.flatMap { state.members[$0] }, job.flatMap { state.members[$0] }].compactMap { $0 }
+    }
+    return found + known
+  }
+
+  /// The open executor that has met the current task, if any.
+  static func executorThatMetCurrentTask() -> TestExecutor? {
+    guard let current = TestExecutor.currentTaskPointer else { return nil }
+    return lock.withLock { state.members[current] }
+  }
+
+  private static func isTempos<Hook>(_ installed: Hook?, _ ours: Hook) -> Bool {
+    guard let installed else { return false }
+    return unsafeBitCast(installed, to: UnsafeRawPointer.self)
+      == unsafeBitCast(ours, to: UnsafeRawPointer.self)
+  }
+
+  private static let routeGlobal: JobHook = { job, original in
+    let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
+    for executor in candidates(forJob: task) where executor.accept(job) { return }
+    if let previous = lock.withLock({ state.previous.global }) {
+      previous(job, original)
+    } else {
+      original(job)
+    }
+  }
+
+  private static let routeMainEnqueue: JobHook = { job, _ in
+    MainExecutor.shared.enqueue(job)
+  }
+
+  private static let getMain: GetMainHook = { _ in MainExecutor.unowned }
+
+  private static let isMain: IsMainHook = { executor, original in
+    MainExecutor.isThis(executor) || original(executor)
+  }
+}

@@ -1,0 +1,321 @@
+import Dispatch
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Android)
+  import Android
+#endif
+
+/// Runs the work of one test, one job at a time, and knows when that work has gone quiet.
+///
+/// While a test executor is open, the jobs that the test's tasks make runnable — a task started
+/// with `Task {}` or `Task.detached`, a child of a task group, a task resumed by a clock, a
+/// stream or a continuation, a hop to an actor — are queued here instead of on the global
+/// executor (see ``RuntimeHooks``), and its main-actor jobs are counted on their way through the
+/// main queue (see ``MainExecutor``). So it knows whether any of them is runnable, and
+/// ``settle(at:)`` waits for exactly that: nothing queued, nothing running, here or on the main
+/// actor.
+///
+/// A job belongs to the executor when
+/// - it is enqueued from a job this executor is running, here or on the main queue
+///   (``RunningJob``),
+/// - or from a task carrying ``current`` (a `withTestExecutor` scope: task-locals are inherited),
+/// - or from a task the executor has met, or it is such a task: the task that opened the
+///   executor, every task that has had a job here, and every task that slept on a test clock of
+///   this test. (The runtime enqueues a task that leaves an actor after the task has stopped
+///   being current, so only its identity tells.)
+///
+/// Tasks are known by address, so a task of another test that reuses the memory of one of this
+/// test's finished tasks runs here too: correctly, one job at a time, and this test waits for it.
+///
+/// Nothing here owns a thread. A clock or scheduler that is advancing runs the jobs its actions
+/// release on its own thread (``runAndDrain(_:)``); any other job is run by a pump on a shared
+/// system thread. Executors of tests that run in parallel are independent.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+package final class TestExecutor: TaskExecutor, @unchecked Sendable {
+  // Invariant: `lock` guards `state`. Jobs are run, waiters resumed and pumps started only
+  // after unlocking; `state` lets at most one job run at a time.
+  private let lock = Lock()
+  private var state = ExecutorQueue()
+  /// How many clocks, schedulers and timelines hold this executor open (see ``ImplicitScope``).
+  private var leases = 0
+
+  /// How long the backstop waits before it runs a job that a draining driver has not run.
+  static var backstopMilliseconds: Int { 5 }
+
+  /// The executor of the current `withTestExecutor` scope, carried by the test's task and
+  /// inherited by the tasks it starts.
+  @TaskLocal package static var current: TestExecutor?
+
+  /// How many jobs one ``settle(at:)`` lets run before it says the work does not go quiet
+  /// (a task-local, so that a test can lower it for itself).
+  @TaskLocal package static var jobBudget = 1_000_000
+
+  /// Whether ``settle(at:)`` also waits for what plain GCD blocks queued on the main queue have
+  /// started: a round trip through the main queue after the work is quiet, repeated until it
+  /// finds nothing new. Off by default: main-actor jobs are counted without it.
+  @TaskLocal package static var passesThroughMainQueue = false
+
+  /// Opens an executor for the current task: installs the runtime hooks while any executor is
+  /// open. Call ``close()`` when the test ends.
+  package init() {
+    RuntimeHooks.open(self)
+    Self.noteCurrentTask(in: self)
+  }
+
+  /// Whether the executor still takes jobs.
+  package var isOpen: Bool { lock.withLock { !state.isClosed } }
+
+  /// Whether a test executor's runtime hooks are installed now.
+  package static var hooksAreInstalled: Bool { RuntimeHooks.areInstalled }
+
+  /// Whether this runtime lets a test executor see jobs at all.
+  package static var isSupported: Bool { RuntimeHooks.areAvailable }
+
+  // MARK: Taking jobs
+
+  /// Queues `job`, if this executor is open and the job is not a driver's; answers false
+  /// otherwise.
+  func accept(_ job: UnownedJob) -> Bool {
+    let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
+    let (accepted, wake) = lock.withLock { state.enqueue(job, task: task) }
+    guard accepted else { return false }
+    RuntimeHooks.note(task, memberOf: self)
+    start(wake)
+    return true
+  }
+
+  /// Counts a main-actor job of `task` that goes to the main queue; false if it is not counted
+  /// (closed, or the task is a driver's).
+  func acceptMainJob(task: UnsafeRawPointer) -> Bool {
+    let accepted = lock.withLock { state.mainJobQueued(task: task) }
+    if accepted { RuntimeHooks.note(task, memberOf: self) }
+    return accepted
+  }
+
+  /// A counted main-actor job has run.
+  func mainJobFinished() {
+    let released = lock.withLock { state.mainJobFinished() }
+    for (continuation, quiet) in released { continuation.resume(returning: quiet) }
+  }
+
+  /// Jobs of tasks that prefer this executor (`withTaskExecutorPreference`) are queued too.
+  package func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    if !accept(job) {
+      // Closed: nothing will run it here any more, so it runs where unpreferred jobs run.
+      job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
+    }
+  }
+
+  /// Remembers the current task as one of this test's, so that its jobs come here even when
+  /// the runtime enqueues them from no context. Test clocks call it when a task sleeps.
+  package static func noteCurrentTask() {
+    guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *),
+      let executor = RuntimeHooks.executorForCurrentContext()
+    else { return }
+    noteCurrentTask(in: executor)
+  }
+
+  private static func noteCurrentTask(in executor: TestExecutor) {
+    guard let task = currentTaskPointer,
+      !executor.lock.withLock({ executor.state.isDriver(task) })
+    else { return }
+    RuntimeHooks.note(task, memberOf: executor)
+  }
+
+  /// The current task, as the runtime's job pointer.
+  static var currentTaskPointer: UnsafeRawPointer? {
+    withUnsafeCurrentTask { task in task.map { unsafeBitCast($0, to: UnsafeRawPointer.self) } }
+  }
+
+  // MARK: Leases
+
+  /// A clock, scheduler or timeline holds the executor open.
+  func retainLease() { lock.withLock { leases += 1 } }
+
+  /// A holder lets go; the last one closes the executor.
+  func releaseLease() {
+    let last = lock.withLock { () -> Bool in
+      leases -= 1
+      return leases == 0
+    }
+    if last { close() }
+  }
+
+  // MARK: Waiting for quiet
+
+  /// Waits until no job of this test is queued or running, here or on the main actor, running
+  /// jobs on the caller's thread while it can. Answers false, after reporting at `location`, if
+  /// the work did not go quiet within ``jobBudget`` jobs (a task that yields or re-schedules
+  /// itself forever).
+  @discardableResult
+  package func settle(at location: SourceLocation) async -> Bool {
+    guard let task = Self.currentTaskPointer else { return true }
+    beginDriving(task)
+    let giveUpAt = lock.withLock { state.jobsRun } + Self.jobBudget
+    while true {
+      guard await quietHere(giveUpAt: giveUpAt) else {
+        location.report(
+          """
+          The work started in this test did not go quiet after \(Self.jobBudget) jobs, so the \
+          clock or scheduler went on without waiting for it. A task that yields or \
+          re-schedules itself in a loop never lets the test executor finish.
+          """
+        )
+        return false
+      }
+      guard Self.passesThroughMainQueue else { return true }
+      // Plain GCD blocks on the main queue are not jobs: a block queued after them has run
+      // when they have. Start over if they made anything runnable here.
+      let acceptedBefore = lock.withLock { state.accepted }
+      await passThroughMainQueue()
+      if lock.withLock({ state.accepted == acceptedBefore && state.isQuiet }) { return true }
+    }
+  }
+
+  /// Ends what ``settle(at:)`` began: the current task goes back to running its jobs here, like
+  /// every other task of the test. It continues here at once, so that an actor it shares with
+  /// the test's other tasks is only ever let go on this executor: a thread outside it that
+  /// lets go of such an actor late would release their work where no one waits for it.
+  package func rejoin() async {
+    guard let task = Self.currentTaskPointer else { return }
+    lock.withLock { state.endDriving(task) }
+    RuntimeHooks.note(task, memberOf: self)
+    // `Task.yield()` may return without leaving the thread, and so may a continuation
+    // resumed before the task has finished suspending; a switch to a task executor always
+    // enqueues on it.
+    if isOpen { await withTaskExecutorPreference(self) {} }
+  }
+
+  /// Runs `action`, an action of a clock or scheduler that is advancing, then on the same
+  /// thread the jobs it made runnable, for as long as it can. Everything the action enqueues
+  /// belongs to this test. What this thread cannot run (a job already running, a spent budget)
+  /// goes to a pump on the way out.
+  package func runAndDrain(_ action: () -> Void) {
+    lock.withLock { state.beginDraining() }
+    let previous = RunningJob.executor
+    RunningJob.executor = self
+    action()
+    RunningJob.executor = previous
+    drainOnCallersThread(giveUpAt: lock.withLock { state.jobsRun } + Self.jobBudget)
+    start(lock.withLock { state.endDraining() })
+  }
+
+  /// The current task starts waiting for quiet: while it waits, its own jobs never run here
+  /// (it would be waiting for itself), and a main-actor job of it that is running now does not
+  /// count as the test's work.
+  private func beginDriving(_ task: UnsafeRawPointer) {
+    let uncount = MainExecutor.stopCountingRunningJob(of: task, for: self)
+    lock.withLock {
+      state.beginDriving(task)
+      if uncount { state.uncountRunningMainJob() }
+    }
+  }
+
+  /// Waits until nothing is queued or running, or the budget is spent (false).
+  private func quietHere(giveUpAt: Int) async -> Bool {
+    lock.withLock { state.beginDraining() }
+    drainOnCallersThread(giveUpAt: giveUpAt)
+    let (answer, wake) = lock.withLock {
+      (state.quietAnswer(giveUpAt: giveUpAt), state.endDraining())
+    }
+    start(wake)
+    // Usually quiet already: answer without suspending, since a continuation resumed at once
+    // still sends the caller through the global executor's queue.
+    if let answer { return answer }
+    return await withUnsafeContinuation { continuation in
+      let answer = lock.withLock {
+        state.wait(ExecutorQueue.Waiter(continuation: continuation, giveUpAt: giveUpAt))
+      }
+      if let answer { continuation.resume(returning: answer) }
+    }
+  }
+
+  /// Returns once everything queued on the main queue before the call has run.
+  private func passThroughMainQueue() async {
+    await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+      DispatchQueue.main.async { continuation.resume() }
+    }
+  }
+
+  // MARK: Running jobs
+
+  /// Runs queued jobs on the caller's thread while it may.
+  private func drainOnCallersThread(giveUpAt: Int) {
+    while let job = lock.withLock({ state.takeForDriver(giveUpAt: giveUpAt) }) {
+      run(job)
+      finish(byPump: false)
+    }
+  }
+
+  /// Runs queued jobs on a shared system thread until there are none, or another thread is
+  /// running one (it looks at the queue when it finishes).
+  private func pump() {
+    while let job = lock.withLock({ state.takeForPump() }) {
+      run(job)
+      finish(byPump: true)
+    }
+  }
+
+  private func finish(byPump: Bool) {
+    let (released, wake) = lock.withLock { state.finishJob(byPump: byPump) }
+    for (continuation, quiet) in released { continuation.resume(returning: quiet) }
+    start(wake)
+  }
+
+  private func start(_ wake: ExecutorQueue.Wake) {
+    switch wake {
+    case .none:
+      break
+    case .pump:
+      DispatchQueue.global().async { self.pump() }
+    case .backstop:
+      DispatchQueue.global().asyncAfter(
+        deadline: .now() + .milliseconds(Self.backstopMilliseconds)
+      ) {
+        self.lock.withLock { self.state.backstopFired() }
+        self.pump()
+      }
+    }
+  }
+
+  private func run(_ job: UnownedJob) {
+    let previous = RunningJob.executor
+    RunningJob.executor = self
+    defer { RunningJob.executor = previous }
+    job.runSynchronously(on: asUnownedTaskExecutor())
+  }
+
+  /// Closes the executor: it takes no more jobs (later ones go to the global executor) and
+  /// runs those still queued.
+  package func close() {
+    let wake = lock.withLock { state.close() }
+    RuntimeHooks.close(self)
+    start(wake)
+  }
+}
+
+/// Which test executor's job the current thread is running, kept in a thread-specific value.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+enum RunningJob {
+  private static let key: pthread_key_t = {
+    var key = pthread_key_t()
+    let status = pthread_key_create(&key, nil)
+    precondition(status == 0, "pthread_key_create failed with \(status)")
+    return key
+  }()
+
+  static var executor: TestExecutor? {
+    get {
+      pthread_getspecific(key).map { Unmanaged<TestExecutor>.fromOpaque($0).takeUnretainedValue() }
+    }
+    set {
+      pthread_setspecific(key, newValue.map { Unmanaged.passUnretained($0).toOpaque() })
+    }
+  }
+}
