@@ -47,9 +47,8 @@ public func withTestExecutor<Result>(
 ) async rethrows -> Result {
   if let executor = TestExecutor.current, executor.isOpen {
     // Already inside a scope: one test, one executor.
-    return try await TestExecutor.$passesThroughMainQueue.withValue(
-      includingMainQueueBlocks || TestExecutor.passesThroughMainQueue
-    ) { try await operation() }
+    executor.includesMainQueueBlocks = includingMainQueueBlocks
+    return try await operation()
   }
   guard TestExecutor.isSupported else {
     reportIssue(
@@ -59,11 +58,7 @@ public func withTestExecutor<Result>(
       """)
     return try await operation()
   }
-  let executor = TestExecutor()
+  let executor = TestExecutor(includingMainQueueBlocks: includingMainQueueBlocks)
   defer { executor.close() }
-  return try await TestExecutor.$current.withValue(executor) {
-    try await TestExecutor.$passesThroughMainQueue.withValue(includingMainQueueBlocks) {
-      try await operation()
-    }
-  }
+  return try await TestExecutor.$current.withValue(executor) { try await operation() }
 }

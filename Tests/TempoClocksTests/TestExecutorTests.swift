@@ -134,3 +134,114 @@ func runOnTestClock(_ scenario: AsyncScenario) async -> [String] {
     }
   }
 }
+
+/// A test clock made on a thread that runs no task.
+func clockMadeOutsideATask() async -> TestClock<Duration> {
+  await withCheckedContinuation { continuation in
+    Thread { continuation.resume(returning: TestClock()) }.start()
+  }
+}
+
+/// The executor a clock opens by itself when no `withTestExecutor` scope is open.
+@Suite struct ImplicitExecutorTests {
+  @Test func aClockCreatedInATaskOpensAnExecutorThatClosesWithIt() async throws {
+    var clock: TestClock<Duration>? = TestClock()
+    let executor = try #require(TestExecutor.ofCurrentTask)
+    #expect(executor.isOpen)
+    #expect(clock?.now == .init(offset: .zero))
+    clock = nil
+    #expect(!executor.isOpen)
+  }
+
+  @Test func theClocksOfOneTaskShareItsExecutorUntilTheLastGoes() async throws {
+    var first: TestClock<Duration>? = TestClock()
+    let executor = try #require(TestExecutor.ofCurrentTask)
+    var second: TestClock<Duration>? = TestClock()
+    #expect(TestExecutor.ofCurrentTask === executor)
+    first = nil
+    #expect(executor.isOpen)
+    #expect(second != nil && first == nil)
+    second = nil
+    #expect(!executor.isOpen)
+  }
+
+  @Test func aClockMadeInsideAScopeUsesTheScope() async {
+    await withTestExecutor {
+      let scoped = TestExecutor.current
+      let clock = TestClock()
+      #expect(TestExecutor.ofCurrentTask === scoped)
+      await clock.advance(by: .seconds(1))
+      #expect(clock.now == .init(offset: .seconds(1)))
+    }
+  }
+
+  /// A clock made outside any task learns the test's task only at its first async advance:
+  /// that advance says so once, with the fix, and still advances.
+  @Test func aClockMadeOutsideATaskWarnsOnceAtItsFirstAsyncAdvance() async {
+    let clock = await clockMadeOutsideATask()
+    let messages = await countingIssues {
+      await clock.advance(by: .seconds(1))
+      await clock.advance(by: .seconds(1))
+    }
+    #expect(messages.count == 1)
+    #expect(messages.first?.contains("created outside a task") == true)
+    #expect(messages.first?.contains("withTestExecutor") == true)
+    #expect(clock.now == .init(offset: .seconds(2)))
+  }
+
+  @Test func aClockMadeOutsideATaskIsExactInsideAScope() async {
+    let clock = await clockMadeOutsideATask()
+    let messages = await countingIssues {
+      await withTestExecutor {
+        let model = Log<String>()
+        Task {
+          try? await clock.sleep(for: .seconds(1))
+          model.append("woke")
+        }
+        await clock.advance(by: .seconds(1))
+        #expect(model.values == ["woke"])
+      }
+    }
+    #expect(messages == [])
+  }
+
+  /// A task started by a plain GCD block on the main queue is not a job of the test; a scope
+  /// that asks for such blocks waits for them.
+  @Test func workStartedByAMainQueueBlockIsSeenWhenTheScopeAsksForIt() async {
+    for _ in 0..<20 {
+      await withTestExecutor(includingMainQueueBlocks: true) {
+        let clock = TestClock()
+        let woke = Log<String>()
+        DispatchQueue.main.async {
+          Task {
+            try? await clock.sleep(for: .seconds(1))
+            woke.append("woke")
+          }
+        }
+        await clock.advance(by: .seconds(1))
+        #expect(woke.values == ["woke"], "pending \(clock.pendingSleeperCount) now \(clock.now)")
+      }
+    }
+  }
+
+  /// Main-actor work started by main-actor work, five tasks deep, is counted: one advance sees
+  /// it all.
+  @MainActor
+  @Test func nestedMainActorTasksAreAllWaitedFor() async {
+    for _ in 0..<50 {
+      let clock = TestClock()
+      var levels: [Int] = []
+      func start(_ level: Int) {
+        Task { @MainActor in
+          levels.append(level)
+          if level < 5 { start(level + 1) } else { try? await clock.sleep(for: .seconds(1)) }
+        }
+      }
+      start(1)
+      await clock.advance(by: .zero)
+      #expect(levels == [1, 2, 3, 4, 5])
+      #expect(clock.pendingSleeperCount == 1)
+      await clock.run()
+    }
+  }
+}

@@ -86,6 +86,13 @@ public func countingIssues(_ body: () throws -> Void) rethrows -> [String] {
   return counter.messages.values
 }
 
+/// ``countingIssues(_:)`` for async code.
+public func countingIssues(_ body: () async throws -> Void) async rethrows -> [String] {
+  let counter = IssueCounter()
+  try await withIssueReporters([counter], operation: body)
+  return counter.messages.values
+}
+
 /// An issue reporter that only remembers the messages it is given.
 private struct IssueCounter: IssueReporter {
   let messages = Log<String>()

@@ -3,7 +3,11 @@
 // executor and on swift-clocks' TestClock, while other threads keep every core busy.
 //
 //   swift run -c release AsyncStress [--repetitions 10000] [--peer-repetitions N] [--load]
-//     [--only NAME] [--tempo-only]
+//     [--only NAME] [--tempo-only] [--no-wrapper] [--parallel N]
+//
+// --no-wrapper runs Tempo without `withTestExecutor`: the clock, created in the run's task,
+// opens its executor itself. --parallel N runs N copies of each run at once, as a test runner
+// runs tests in parallel (each copy counts as a run).
 //
 // Prints a Markdown table of failures per scenario and the mean real time of one run.
 
@@ -19,6 +23,8 @@ struct Options {
   var load = false
   var only: String?
   var tempoOnly = false
+  var noWrapper = false
+  var parallel = 1
 
   init(_ arguments: [String]) {
     var arguments = arguments[...]
@@ -29,6 +35,8 @@ struct Options {
       case "--load": load = true
       case "--only": only = arguments.popFirst()
       case "--tempo-only": tempoOnly = true
+      case "--no-wrapper": noWrapper = true
+      case "--parallel": parallel = max(1, Int(arguments.popFirst() ?? "") ?? 1)
       default: fatalError("unknown argument \(argument)")
       }
     }
@@ -102,8 +110,27 @@ func run<C: Clock>(
 
 @MainActor
 func runTempo(_ scenario: AsyncScenario) async -> [String] {
-  await withTestExecutor {
-    await run(scenario, on: TempoClocks.TestClock()) { await $0.advance(by: $1) }
+  await withTestExecutor { await runTempoWithoutWrapper(scenario) }
+}
+
+/// The clock is created in the run's task and opens a test executor for it.
+@MainActor
+func runTempoWithoutWrapper(_ scenario: AsyncScenario) async -> [String] {
+  await run(scenario, on: TempoClocks.TestClock()) { await $0.advance(by: $1) }
+}
+
+/// Runs `copies` runs at once, each in a task of its own, as parallel tests do.
+@MainActor
+func inParallel(
+  _ copies: Int, _ run: @escaping @MainActor @Sendable (AsyncScenario) async -> [String]
+) -> @MainActor (AsyncScenario) async -> [[String]] {
+  { scenario in
+    await withTaskGroup(of: [String].self) { group in
+      for _ in 0..<copies { group.addTask { await run(scenario) } }
+      var results: [[String]] = []
+      for await failures in group { results.append(failures) }
+      return results
+    }
   }
 }
 
@@ -115,16 +142,19 @@ func runSwiftClocks(_ scenario: AsyncScenario) async -> [String] {
 @MainActor
 func measure(
   _ scenario: AsyncScenario, _ repetitions: Int, _ watchdog: Watchdog, _ label: String,
-  _ run: (AsyncScenario) async -> [String]
+  _ run: (AsyncScenario) async -> [[String]]
 ) async -> Tally {
   var tally = Tally()
   let start = Date()
-  for repetition in 0..<repetitions {
+  var repetition = 0
+  while repetition < repetitions {
     watchdog.begin("\(label) \(scenario.name) #\(repetition)")
-    let failures = await run(scenario)
-    if !failures.isEmpty {
-      tally.failures += 1
-      if tally.firstFailure == nil { tally.firstFailure = failures.joined(separator: "; ") }
+    for failures in await run(scenario) {
+      repetition += 1
+      if !failures.isEmpty {
+        tally.failures += 1
+        if tally.firstFailure == nil { tally.firstFailure = failures.joined(separator: "; ") }
+      }
     }
   }
   tally.seconds = Date().timeIntervalSince(start)
@@ -153,18 +183,22 @@ func main() async {
     """
     \(options.repetitions) runs per scenario on Tempo\
     \(options.tempoOnly ? "" : ", \(peerRepetitions) on swift-clocks")\
-    \(options.load ? ", \(ProcessInfo.processInfo.activeProcessorCount) busy threads" : "").
+    \(options.load ? ", \(ProcessInfo.processInfo.activeProcessorCount) busy threads" : "")\
+    \(options.noWrapper ? ", Tempo without withTestExecutor" : "")\
+    \(options.parallel > 1 ? ", \(options.parallel) runs at a time" : "").
 
     | Scenario | Tempo failures | swift-clocks failures | Tempo µs/run | swift-clocks µs/run |
     |---|---:|---:|---:|---:|
     """)
   var notes: [String] = []
+  let tempoRun = inParallel(options.parallel, options.noWrapper ? runTempoWithoutWrapper : runTempo)
+  let peerRun = inParallel(options.parallel, runSwiftClocks)
   for scenario in scenarios {
-    let tempo = await measure(scenario, options.repetitions, watchdog, "Tempo", runTempo)
+    let tempo = await measure(scenario, options.repetitions, watchdog, "Tempo", tempoRun)
     let peer =
       options.tempoOnly
       ? nil
-      : await measure(scenario, peerRepetitions, watchdog, "swift-clocks", runSwiftClocks)
+      : await measure(scenario, peerRepetitions, watchdog, "swift-clocks", peerRun)
     let (tempoFailures, tempoTime) = format(tempo, options.repetitions)
     let (peerFailures, peerTime) = format(peer, peerRepetitions)
     let mark = scenario.limitation == nil ? "" : " ¹"

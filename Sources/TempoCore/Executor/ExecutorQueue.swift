@@ -30,6 +30,8 @@ struct ExecutorQueue {
   private var head = 0
   private(set) var isRunningJob = false
   private(set) var isClosed = false
+  /// See ``TestExecutor/includesMainQueueBlocks``.
+  var includesMainQueueBlocks = false
   /// Jobs run, here and this test's on the main queue; the measure of the job budget.
   private(set) var jobsRun = 0
   /// Jobs accepted so far; tells whether anything arrived during a main-queue pass.

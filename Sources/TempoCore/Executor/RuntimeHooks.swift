@@ -161,10 +161,20 @@ enum RuntimeHooks {
     if let running = RunningJob.executor { found.append(running) }
     if let scoped = TestExecutor.current { found.append(scoped) }
     let current = TestExecutor.currentTaskPointer
-    let known = lock.withLock { () -> [TestExecutor] in
-      [current.flatMap { state.members[$0] }, job.flatMap { state.members[$0] }].compactMap { $0 }
+    let (byCurrent, open, byJob) = lock.withLock {
+      (
+        current.flatMap { state.members[$0] },
+        found.isEmpty && current == nil && isOnMainQueue ? Array(state.open.values) : [],
+        job.flatMap { state.members[$0] }
+      )
     }
-    return found + known
+    if let byCurrent { found.append(byCurrent) }
+    // Work of a plain GCD block on the main queue has no context at all: it goes to the tests
+    // that asked for such blocks, before a test that knew a task at the job's address (which
+    // may have ended and had its memory reused).
+    found += open.filter(\.includesMainQueueBlocks)
+    if let byJob { found.append(byJob) }
+    return found
   }
 
   /// The open executor that has met the current task, if any.

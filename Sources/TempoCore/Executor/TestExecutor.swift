@@ -55,16 +55,25 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// (a task-local, so that a test can lower it for itself).
   @TaskLocal package static var jobBudget = 1_000_000
 
-  /// Whether ``settle(at:)`` also waits for what plain GCD blocks queued on the main queue have
-  /// started: a round trip through the main queue after the work is quiet, repeated until it
-  /// finds nothing new. Off by default: main-actor jobs are counted without it.
-  @TaskLocal package static var passesThroughMainQueue = false
-
   /// Opens an executor for the current task: installs the runtime hooks while any executor is
   /// open. Call ``close()`` when the test ends.
-  package init() {
+  ///
+  /// - Parameter includingMainQueueBlocks: See ``includesMainQueueBlocks``.
+  package init(includingMainQueueBlocks: Bool = false) {
+    state.includesMainQueueBlocks = includingMainQueueBlocks
     RuntimeHooks.open(self)
     Self.noteCurrentTask(in: self)
+  }
+
+  /// Whether ``settle(at:)`` also waits for what plain GCD blocks on the main queue start: a
+  /// round trip through the main queue after the work is quiet, repeated until it finds nothing
+  /// new; a task started from such a block with no other context is taken here. Off by
+  /// default: main-actor jobs are counted without it. Once on, it stays on.
+  package var includesMainQueueBlocks: Bool {
+    get { lock.withLock { state.includesMainQueueBlocks } }
+    set {
+      lock.withLock { state.includesMainQueueBlocks = state.includesMainQueueBlocks || newValue }
+    }
   }
 
   /// Whether the executor still takes jobs.
@@ -169,7 +178,7 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
         )
         return false
       }
-      guard Self.passesThroughMainQueue else { return true }
+      guard includesMainQueueBlocks else { return true }
       // Plain GCD blocks on the main queue are not jobs: a block queued after them has run
       // when they have. Start over if they made anything runnable here.
       let acceptedBefore = lock.withLock { state.accepted }
@@ -317,5 +326,13 @@ enum RunningJob {
     set {
       pthread_setspecific(key, newValue.map { Unmanaged.passUnretained($0).toOpaque() })
     }
+  }
+}
+
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+extension TestExecutor {
+  /// The open executor the current task belongs to, if any (for tests and diagnostics).
+  package static var ofCurrentTask: TestExecutor? {
+    RuntimeHooks.executorForCurrentContext()
   }
 }
