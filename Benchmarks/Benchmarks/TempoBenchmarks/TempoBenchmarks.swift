@@ -22,13 +22,31 @@ let benchmarks: @Sendable () -> Void = {
     )
   }
 
+  // The clock workloads as a test without a wrapper writes them: the clock, created in the
+  // benchmark's task, opens a test executor for it.
   registerClockBenchmarks("Tempo", sizes: Sizes.peers, tempoClock())
 
-  // The same clock workloads inside a test executor: each step waits for quiet by
-  // construction instead of probing.
+  // The same clock workloads inside an explicit `withTestExecutor` scope.
   registerClockBenchmarks(
     "TempoExecutor", sizes: Sizes.peers,
     tempoClock { body in await withTestExecutor { await body() } })
+
+  // What a test pays to open and close a test executor: explicitly, and by creating a clock in
+  // a task (which opens one for the task and closes it when the clock goes).
+  let perOpening = Benchmark.Configuration(
+    metrics: [.wallClock, .mallocCountTotal], timeUnits: .nanoseconds, scalingFactor: .kilo,
+    maxDuration: .seconds(3), maxIterations: 100)
+  Benchmark("TempoExecutor_scope-open-close", configuration: perOpening) {
+    benchmark in
+    for _ in benchmark.scaledIterations {
+      await withTestExecutor {}
+    }
+  }
+  Benchmark("Tempo_clock-open-close", configuration: perOpening) { benchmark in
+    for _ in benchmark.scaledIterations {
+      blackHole(TestClock())
+    }
+  }
 
   // The floor: what any heap-based timeline must do at least (see `floorWorkload`).
   for size in Sizes.tempo {
