@@ -14,7 +14,7 @@ extension MarbleTest {
   /// expected: -----b---c-|
   /// recorded: ------b--c-|
   ///                 ^
-  /// expected b ("b") at tick 5, recorded "b" at tick 6
+  /// expected "b" at tick 5, recorded "b" at tick 6
   /// ```
   ///
   /// `values` names the values of the diagram; without it, a character stands for itself, as a
@@ -93,7 +93,9 @@ extension MarbleTest {
         let what: String =
           switch event.symbol {
           case .value(let character):
-            "\(character) (\(meaning(of: character).map { String(reflecting: $0) } ?? "no value"))"
+            // The diagram's character, and the value it stands for when `values` names it.
+            values[character].map { "\(character) = \(String(reflecting: $0))" }
+              ?? meaning(of: character).map { String(reflecting: $0) } ?? "\(character)"
           case .finished: "the finish (|)"
           case .failed: "a failure (#)"
           case .subscribed: "the subscription (^)"

@@ -16,7 +16,7 @@ import Testing
       expected: (a|)
       recorded: (?|)
                 ^
-      expected a ("Alice") at tick 0, recorded "a" at tick 0
+      expected a = "Alice" at tick 0, recorded "a" at tick 0
       """
     ) {
       test.expect(output, "(a|)", values: ["a": "Alice"])

@@ -32,9 +32,8 @@ import Testing
 
   @Test func theHarnesssRecorderPointsAtTheStartCall() {
     let test = MarbleTest()
-    expectIssue(line: #line) {
-      _ = test.start(demand: .initial(1, thenAfter: nil)) { ["a", "b"].publisher.overEager() }
-    }
+    let input = ["a", "b"].publisher.overEager()
+    expectIssue(line: #line) { _ = test.start(demand: .initial(1, thenAfter: nil)) { input } }
   }
 }
 
