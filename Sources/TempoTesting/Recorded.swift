@@ -1,8 +1,7 @@
 public import TempoSchedulers
 
 /// Something a recording subscriber or sequence saw, at the tick it saw it; or, in a list given
-/// to ``MarbleTest/hot(_:fileID:filePath:line:column:)-(Recorded<Output,Never>)`` and its
-/// relatives, something a test publisher will do.
+/// to a test publisher (`test.hot([...])`, `test.cold([...])`), something the publisher will do.
 ///
 /// ```swift
 /// let recorded = test.start { Just(1).delay(for: test.ticks(2), scheduler: test.scheduler) }

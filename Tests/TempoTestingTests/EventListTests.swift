@@ -25,6 +25,19 @@ import Testing
     #expect(input.markedSubscription == 2)
   }
 
+  @Test func theArticlesExample() {
+    let test = MarbleTest()
+    let input = test.hot([
+      .value(1, User(name: "Ann")),
+      .subscribed(2),
+      .value(4, User(name: "Bo")),
+      .finished(6),
+    ])
+    let output = test.start { input.map(\.name) }
+    test.expect(output, [.value(4, "Bo"), .finished(6)])
+    #expect(input.subscriptions == [SubscriptionRecord(subscribed: 2)])
+  }
+
   @Test func aColdListCountsFromEachSubscription() {
     let test = MarbleTest()
     let input = test.cold([.value(0, 1.5), .value(2, 2.5), .finished(3)])
