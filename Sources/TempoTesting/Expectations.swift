@@ -174,12 +174,14 @@ extension MarbleTest {
     func list(_ records: [Recorded<Value, Failure>]) -> String {
       records.isEmpty ? "(nothing)" : records.map(\.description).joined(separator: ", ")
     }
+    let wantedText = wanted?.description ?? "nothing more"
+    let gotText = got?.description ?? "nothing more"
     reportIssue(
       """
       The recorded events differ from the expected list at record \(index + 1) (tick \(tick)).
       expected: \(list(expected))
       recorded: \(list(actual))
-      expected \(wanted?.description ?? "nothing more"), recorded \(got?.description ?? "nothing more")
+      expected \(wantedText), recorded \(gotText)
       """,
       fileID: fileID, filePath: filePath, line: line, column: column)
   }

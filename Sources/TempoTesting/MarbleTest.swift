@@ -123,7 +123,9 @@ public final class MarbleTest: Sendable {
   /// cancels it at `cancelled`, advances to `cancelled`, and returns what it recorded.
   ///
   /// ```swift
-  /// let output = test.start(cancelled: 20) { input.delay(for: test.ticks(2), scheduler: test.scheduler) }
+  /// let output = test.start(cancelled: 20) {
+  ///   input.delay(for: test.ticks(2), scheduler: test.scheduler)
+  /// }
   /// ```
   ///
   /// Without `subscribed`, the harness subscribes where a hot input marks the subscription
@@ -196,8 +198,8 @@ public final class MarbleTest: Sendable {
     guard let first = marks.first else { return subscribed ?? created }
     if let other = marks.first(where: { $0.tick != first.tick }) {
       site.report(
-        "\(first.source.capitalizedFirst) marks the subscription at tick \(first.tick), but \(other.source) "
-          + "marks it at tick \(other.tick); the harness follows the first.")
+        "\(first.source.capitalizedFirst) marks the subscription at tick \(first.tick), but "
+          + "\(other.source) marks it at tick \(other.tick); the harness follows the first.")
     }
     if let subscribed {
       if subscribed != first.tick {
@@ -209,14 +211,15 @@ public final class MarbleTest: Sendable {
     }
     if first.tick < created {
       site.report(
-        "\(first.source.capitalizedFirst) marks the subscription at tick \(first.tick), before start creates "
-          + "the publisher at tick \(created); the harness subscribes at \(created).")
+        "\(first.source.capitalizedFirst) marks the subscription at tick \(first.tick), before "
+          + "start creates the publisher at tick \(created); the harness subscribes at "
+          + "\(created).")
       return created
     }
     if first.tick >= cancelled {
       site.report(
-        "\(first.source.capitalizedFirst) marks the subscription at tick \(first.tick), but start cancels at "
-          + "tick \(cancelled); nothing was subscribed.")
+        "\(first.source.capitalizedFirst) marks the subscription at tick \(first.tick), but "
+          + "start cancels at tick \(cancelled); nothing was subscribed.")
       return nil
     }
     return first.tick

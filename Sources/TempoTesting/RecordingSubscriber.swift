@@ -4,8 +4,9 @@ public import TempoSchedulers
 /// completion or failure, every demand it sends, and its cancellation.
 ///
 /// It reports an issue when a publisher delivers a value it did not ask for, or anything after
-/// it completed; the issue points at the line that made the subscriber (``MarbleTest/record(_:demand:fileID:filePath:line:column:)``
-/// or ``MarbleTest/start(created:subscribed:cancelled:demand:fileID:filePath:line:column:_:)``).
+/// it completed; the issue points at the line that made the subscriber:
+/// ``MarbleTest/record(_:demand:fileID:filePath:line:column:)`` or
+/// ``MarbleTest/start(created:subscribed:cancelled:demand:fileID:filePath:line:column:_:)``.
 ///
 /// ```swift
 /// let test = MarbleTest()

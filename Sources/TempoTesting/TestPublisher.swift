@@ -16,8 +16,8 @@ public import TempoSchedulers
 /// ```
 ///
 /// A hot script may mark a subscription: `^` in a diagram, `.subscribed(tick)` in a list. The
-/// harness (``MarbleTest/start(created:subscribed:cancelled:demand:fileID:filePath:line:column:_:)``)
-/// subscribes there, so the events before it are in the past.
+/// harness subscribes there, so the events before it are in the past (see
+/// ``MarbleTest/start(created:subscribed:cancelled:demand:fileID:filePath:line:column:_:)``).
 ///
 /// - Complexity: O(*n* log *m*) to schedule a script of *n* events on a timeline holding *m*
 ///   actions; O(*s*) per event for *s* subscribers of a hot publisher.

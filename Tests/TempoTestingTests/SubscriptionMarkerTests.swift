@@ -49,7 +49,8 @@ import Testing
     let first = test.hot("-a^-b-|")
     let second = test.hot("---^c-|")
     expectIssues(
-      "The marble diagram \"-a^-b-|\" marks the subscription at tick 2, but the marble diagram \"---^c-|\" marks it at tick 3"
+      #"The marble diagram "-a^-b-|" marks the subscription at tick 2, but "#
+        + #"the marble diagram "---^c-|" marks it at tick 3"#
     ) {
       let output = test.start { first.merge(with: second) }
       test.expect(output, "----(bc)-|")
