@@ -48,4 +48,21 @@ import Testing
       #expect(MarbleTest(tick: .milliseconds(-5)).tick == .seconds(1))
     }
   }
+
+  @Test func aTickInFractionsOfANanosecondIsReportedAndRoundedDown() {
+    expectIssues("must be a whole number of nanoseconds, not 1.5e-09 seconds; the bench uses 1 ns")
+    {
+      let tick = Duration(secondsComponent: 0, attosecondsComponent: 1_500_000_000)
+      #expect(MarbleTest(tick: tick).tick == .nanoseconds(1))
+    }
+  }
+
+  @Test func aMarkBeforeTheCreationIsReportedAndTheHarnessSubscribesAtTheCreation() {
+    let test = MarbleTest()
+    let input = test.hot("-a^-b-c-|")
+    expectIssues("marks the subscription at tick 2, before start creates the publisher at tick 3") {
+      let output = test.start(created: 3) { input }
+      test.expect(output, "---^b-c-|")
+    }
+  }
 }
