@@ -77,7 +77,7 @@ extension MarbleTest {
 }
 
 private final class AsyncLog<Element>: @unchecked Sendable {
-  // Invariant: `lock` guards `records`.
+  // Invariant: `lock` guards `recorded`.
   private let lock = TempoTestingLock()
   private var recorded: [Recorded<Element, any Error>] = []
 

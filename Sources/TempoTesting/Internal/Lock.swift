@@ -5,7 +5,7 @@ import Foundation
 /// In debug builds it also counts, per thread, how many of these locks the thread holds, so that
 /// tests can check that nothing is called or released while one is held.
 final class TempoTestingLock: @unchecked Sendable {
-  // Invariant: `mutex` is an `NSLock`, which is thread-safe.
+  // Invariant: `mutex` is an `NSLock`, which is thread-safe; the held count is per thread.
   private let mutex = NSLock()
 
   func lock() {
@@ -45,7 +45,7 @@ final class TempoTestingLock: @unchecked Sendable {
 }
 
 /// A value behind a ``TempoTestingLock``.
-final class Protected<Value>: @unchecked Sendable {
+final class Protected<Value: Sendable>: @unchecked Sendable {
   // Invariant: `lock` guards `value`; `body` must not call out or release user values.
   private let lock = TempoTestingLock()
   private var value: Value
