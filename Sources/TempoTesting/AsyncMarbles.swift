@@ -1,19 +1,37 @@
-import IssueReporting
-
 extension MarbleTest {
   /// An async stream that yields the diagram's characters, as strings, at its ticks, and ends
   /// at `|`. Its events are scheduled on the bench's timeline, so advancing the bench plays them.
-  public func stream(_ diagram: String) -> AsyncThrowingStream<String, any Error> {
-    stream(diagram, values: characters(of: diagram))
+  public func stream(
+    _ diagram: String,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
+  ) -> AsyncThrowingStream<String, any Error> {
+    stream(
+      diagram, values: characters(of: diagram),
+      fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
   /// An async stream whose diagram's characters stand for `values`; `#` fails it with `error`.
+  ///
+  /// A stream plays at the ticks written, from the start of the test; a subscription mark
+  /// (`^`) has no meaning in it and is reported.
   public func stream<Value: Sendable>(
-    _ diagram: String, values: [Character: Value], error: (any Error)? = nil
+    _ diagram: String, values: [Character: Value], error: (any Error)? = nil,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
   ) -> AsyncThrowingStream<Value, any Error> {
+    let site = CallSite(fileID, filePath, line, column)
     let marbles = Marbles(diagram)
     if let problem = marbles.problem {
-      reportIssue("The marble diagram \"\(diagram)\" is malformed: \(problem).")
+      site.report("The marble diagram \"\(diagram)\" is malformed: \(problem).")
+    }
+    if marbles.subscriptionTick != nil {
+      site.report(
+        "The marble diagram \"\(diagram)\" marks a subscription (^), but a stream plays at the "
+          + "ticks written; the mark is ignored.")
+    }
+    for case (_, .value(let character)) in marbles.events where values[character] == nil {
+      site.report("The marble diagram \"\(diagram)\" uses '\(character)', which has no value.")
     }
     let (stream, continuation) = AsyncThrowingStream<Value, any Error>.makeStream()
     for (tick, symbol) in marbles.events {
@@ -59,7 +77,7 @@ extension MarbleTest {
 }
 
 private final class AsyncLog<Element>: @unchecked Sendable {
-  // Invariant: `lock` guards `records`.
+  // Invariant: `lock` guards `recorded`.
   private let lock = TempoTestingLock()
   private var recorded: [Recorded<Element, any Error>] = []
 

@@ -1,11 +1,12 @@
-import IssueReporting
 public import TempoSchedulers
 
 /// A subscriber that records, with the tick of each: its subscription, every value, the
 /// completion or failure, every demand it sends, and its cancellation.
 ///
 /// It reports an issue when a publisher delivers a value it did not ask for, or anything after
-/// it completed.
+/// it completed; the issue points at the line that made the subscriber:
+/// ``MarbleTest/record(_:demand:fileID:filePath:line:column:)`` or
+/// ``MarbleTest/start(created:subscribed:cancelled:demand:fileID:filePath:line:column:_:)``.
 ///
 /// ```swift
 /// let test = MarbleTest()
@@ -13,25 +14,27 @@ public import TempoSchedulers
 /// test.advance(ticks: 10)
 /// subscriber.records
 /// // subscribed and requested 1 at 0, a at 1, requested 1 at 2, b at 3, finished at 4
-/// ``` Make one with ``MarbleTest/record(_:demand:)`` or use ``MarbleTest/start(created:subscribed:cancelled:demand:_:)``.
+/// ```
 ///
 /// - Complexity: O(1) per event.
 public final class RecordingSubscriber<Input, Failure: Error>: Subscriber, Cancellable,
   @unchecked Sendable
 {
-  // Invariant: `lock` guards every `var`; the subscription is called and issues reported only
-  // after unlocking.
+  // Invariant: `lock` guards every `var`; the subscription is called, and released, and issues
+  // reported, only after unlocking.
   private let lock = TempoTestingLock()
   private let demand: RecordingDemand
   private let test: MarbleTest
+  private let site: CallSite
   private var subscription: (any Subscription)?
   private var outstanding: Subscribers.Demand = .none
   private var isDone = false
   private var recorded: [Recorded<Input, Failure>] = []
 
-  init(test: MarbleTest, demand: RecordingDemand) {
+  init(test: MarbleTest, demand: RecordingDemand, site: CallSite) {
     self.test = test
     self.demand = demand
+    self.site = site
   }
 
   /// What the subscriber has recorded so far.
@@ -54,7 +57,7 @@ public final class RecordingSubscriber<Input, Failure: Error>: Subscriber, Cance
     }
     guard accepted else {
       subscription.cancel()
-      reportIssue("RecordingSubscriber received a second subscription; it was cancelled.")
+      site.report("RecordingSubscriber received a second subscription; it was cancelled.")
       return
     }
     if initial > .none { subscription.request(initial) }
@@ -72,7 +75,7 @@ public final class RecordingSubscriber<Input, Failure: Error>: Subscriber, Cance
       outstanding -= 1
       return nil
     }
-    if let problem { reportIssue("The publisher under test delivered \(problem).") }
+    if let problem { site.report("The publisher under test delivered \(problem).") }
     if case .initial(_, let after?) = demand {
       test.scheduler.schedule(after: test.scheduler.now.advanced(by: test.ticks(after))) {
         [weak self] in self?.request(1)
@@ -83,47 +86,44 @@ public final class RecordingSubscriber<Input, Failure: Error>: Subscriber, Cance
 
   /// Records the completion or failure.
   public func receive(completion: Subscribers.Completion<Failure>) {
-    let problem = lock.withLock { () -> String? in
+    // The subscription is taken out under the lock and released after unlocking.
+    let (problem, ended) = lock.withLock { () -> (String?, (any Subscription)?) in
       let tick = test.currentTick
-      if isDone { return "a completion after the subscription ended, at tick \(tick)" }
+      if isDone { return ("a completion after the subscription ended, at tick \(tick)", nil) }
       isDone = true
-      subscription = nil
       switch completion {
       case .finished: recorded.append(Recorded(tick, .finished))
       case .failure(let error): recorded.append(Recorded(tick, .failed(error)))
       }
-      return nil
+      let ended = subscription
+      subscription = nil
+      return (nil, ended)
     }
-    if let problem { reportIssue("The publisher under test delivered \(problem).") }
+    withExtendedLifetime(ended) {}
+    if let problem { site.report("The publisher under test delivered \(problem).") }
   }
 
   /// Asks for `count` more values.
   public func request(_ count: Int) {
-    guard let subscription = takeSubscription(recording: .requested(.max(count)), count: count)
-    else { return }
-    subscription.request(.max(count))
-  }
-
-  /// The live subscription, after recording `event` (and adding `count` to the demand); nil
-  /// once the subscription has ended.
-  private func takeSubscription(
-    recording event: Recorded<Input, Failure>.Event, count: Int
-  ) -> (any Subscription)? {
-    lock.lock()
-    defer { lock.unlock() }
-    guard !isDone, let subscription else { return nil }
-    outstanding += count
-    recorded.append(Recorded(test.currentTick, event))
-    return subscription
+    let live = lock.withLock { () -> (any Subscription)? in
+      guard !isDone, let subscription else { return nil }
+      outstanding += count
+      recorded.append(Recorded(test.currentTick, .requested(.max(count))))
+      return subscription
+    }
+    live?.request(.max(count))
   }
 
   /// Cancels the subscription and records it.
   public func cancel() {
-    let subscription = takeSubscription(recording: .cancelled, count: 0)
-    lock.lock()
-    isDone = true
-    self.subscription = nil
-    lock.unlock()
-    subscription?.cancel()
+    // The subscription is taken out under the lock, then cancelled and released after unlocking.
+    let live = lock.withLock { () -> (any Subscription)? in
+      let live = isDone ? nil : subscription
+      isDone = true
+      subscription = nil
+      if live != nil { recorded.append(Recorded(test.currentTick, .cancelled)) }
+      return live
+    }
+    live?.cancel()
   }
 }

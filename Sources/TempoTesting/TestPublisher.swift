@@ -1,98 +1,107 @@
 import IssueReporting
 public import TempoSchedulers
 
-/// A publisher scripted by a marble diagram.
+/// A publisher scripted by a marble diagram or by a list of events at ticks.
 ///
-/// A *hot* one plays its diagram once, at the ticks written, to whoever is subscribed at the
+/// A *hot* one plays its script once, at the ticks written, to whoever is subscribed at the
 /// time; a *cold* one plays it for each subscriber, counting ticks from its subscription. Both
 /// honour demand: a value that arrives while a subscriber has asked for none is dropped for that
 /// subscriber and counted in ``droppedValues``. Both record ``subscriptions``.
 ///
 /// ```swift
 /// let test = MarbleTest()
-/// let input = test.hot("-a-b-|")                       // values are the characters
+/// let input = test.hot("-a^-b-|")                      // values are the characters
 /// let numbers = test.cold("-1-2|", values: ["1": 1, "2": 2])
+/// let users = test.hot([.value(2, User(name: "Ann")), .value(5, User(name: "Bo")), .finished(7)])
 /// ```
+///
+/// A hot script may mark a subscription: `^` in a diagram, `.subscribed(tick)` in a list. The
+/// harness subscribes there, so the events before it are in the past (see
+/// ``MarbleTest/start(created:subscribed:cancelled:demand:fileID:filePath:line:column:_:)``).
+///
+/// - Complexity: O(*n* log *m*) to schedule a script of *n* events on a timeline holding *m*
+///   actions; O(*s*) per event for *s* subscribers of a hot publisher.
 public final class TestPublisher<Output, Failure: Error>: Publisher, @unchecked Sendable {
-  // Invariant: `lock` guards every `var`; subscribers are called only after unlocking.
+  // Invariant: `lock` guards every `var`; subscribers are called, and anything they gave us is
+  // released, only after unlocking.
   private let lock = TempoTestingLock()
   private let test: MarbleTest
-  private let marbles: Marbles
-  private let values: [Character: Output]
-  private let error: Failure?
+  private let script: [Recorded<Output, Failure>]
   private let isHot: Bool
   private var records: [SubscriptionRecord] = []
   private var dropped = 0
   private var live: [Conduit] = []
 
+  /// The tick a hot script marks for the subscription (`^` or `.subscribed(tick)`), if any.
+  public let markedSubscription: Int?
+
   init(
-    test: MarbleTest, diagram: String, values: [Character: Output], error: Failure?, hot: Bool
+    test: MarbleTest, script: [Recorded<Output, Failure>], hot: Bool, source: String,
+    location: CallSite
   ) {
     self.test = test
-    self.marbles = Marbles(diagram)
-    self.values = values
-    self.error = error
     self.isHot = hot
-    if let problem = marbles.problem {
-      reportIssue("The marble diagram \"\(diagram)\" is malformed: \(problem).")
+    let checked = Self.check(script, hot: hot, source: source)
+    for problem in checked.problems { location.report(problem) }
+    self.script = checked.script
+    self.markedSubscription = checked.marker
+    if hot {
+      if let marker = checked.marker { test.markSubscription(at: marker, by: source) }
+      schedule(from: 0, to: nil)
     }
-    for (_, symbol) in marbles.events {
-      if case .value(let character) = symbol, values[character] == nil {
-        reportIssue("The marble diagram \"\(diagram)\" uses '\(character)', which has no value.")
-      }
-      if symbol == .failed, error == nil {
-        reportIssue("The marble diagram \"\(diagram)\" fails ('#') but no error was given.")
-      }
-    }
-    if hot { schedule(from: 0, to: nil) }
   }
 
-  /// When each subscriber subscribed and cancelled.
+  /// When each subscriber subscribed and cancelled, in ticks.
+  ///
+  /// ```swift
+  /// let output = test.start(cancelled: 7) { input }
+  /// #expect(input.subscriptions == [SubscriptionRecord(subscribed: 3, cancelled: 7)])
+  /// ```
   public var subscriptions: [SubscriptionRecord] { lock.withLock { records } }
 
   /// How many values were dropped because a subscriber had not asked for them.
   public var droppedValues: Int { lock.withLock { dropped } }
 
   /// Subscribes `subscriber`: records the subscription, and for a cold publisher starts its
-  /// diagram from now.
+  /// script from now.
   public func receive<S: Subscriber>(subscriber: S)
   where S.Input == Output, S.Failure == Failure {
     let conduit = Conduit(AnySubscriber(subscriber), owner: self)
-    let index = lock.withLock {
+    lock.withLock {
       live.append(conduit)
       records.append(SubscriptionRecord(subscribed: test.currentTick))
-      return records.count - 1
+      conduit.recordIndex = records.count - 1
     }
-    conduit.recordIndex = index
     subscriber.receive(subscription: conduit)
     if !isHot { schedule(from: test.currentTick, to: conduit) }
   }
 
-  /// Schedules the diagram's events from tick `start`, for one conduit (cold; the events keep
-  /// the publisher alive, as a subscription keeps its upstream) or for all (hot).
+  /// Schedules the script's events from tick `start`, for one conduit (cold; the events keep
+  /// the publisher alive, as a subscription keeps its upstream) or for all (hot, from now on:
+  /// the events before now are in the past).
   private func schedule(from start: Int, to conduit: Conduit?) {
-    for (tick, symbol) in marbles.events {
+    let now = test.currentTick
+    for record in script {
       if let conduit {
-        test.at(start + tick) { self.deliver(symbol, to: conduit) }
-      } else {
-        test.at(start + tick) { [weak self] in
+        test.at(start + record.tick) { self.deliver(record.event, to: conduit) }
+      } else if record.tick >= now {
+        test.at(record.tick) { [weak self] in
           guard let self else { return }
-          for target in self.lock.withLock({ self.live }) { self.deliver(symbol, to: target) }
+          for target in self.lock.withLock({ self.live }) { self.deliver(record.event, to: target) }
         }
       }
     }
   }
 
-  private func deliver(_ symbol: Marbles.Symbol, to conduit: Conduit) {
-    switch symbol {
-    case .value(let character):
-      guard let value = values[character] else { return }
+  private func deliver(_ event: Recorded<Output, Failure>.Event, to conduit: Conduit) {
+    switch event {
+    case .value(let value):
       if !conduit.send(value) { lock.withLock { dropped += 1 } }
     case .finished:
       conduit.complete(.finished)
-    case .failed:
-      if let error { conduit.complete(.failure(error)) }
-    case .subscribed:
+    case .failed(let error):
+      conduit.complete(.failure(error))
+    case .subscribed, .requested, .cancelled:
       break
     }
   }
@@ -106,7 +115,9 @@ public final class TestPublisher<Output, Failure: Error>: Publisher, @unchecked 
 
   /// One subscriber's subscription: its demand and whether it is over.
   fileprivate final class Conduit: Subscription, @unchecked Sendable {
-    // Invariant: `lock` guards every `var`; the subscriber is called only after unlocking.
+    // Invariant: `lock` guards `subscriber`, `demand` and `owner`; the subscriber is called, and
+    // `subscriber` and `owner` released, only after unlocking. The owner's lock guards
+    // `recordIndex`.
     private let lock = TempoTestingLock()
     private var subscriber: AnySubscriber<Output, Failure>?
     private var demand: Subscribers.Demand = .none
@@ -123,85 +134,287 @@ public final class TestPublisher<Output, Failure: Error>: Publisher, @unchecked 
       lock.withLock { self.demand += demand }
     }
 
+    /// What to do with a value.
+    private enum Decision {
+      case over, drop
+      case send(AnySubscriber<Output, Failure>)
+    }
+
     /// Sends `value` if it was asked for; answers false if it was dropped.
     func send(_ value: Output) -> Bool {
-      lock.lock()
-      guard let subscriber else {
-        lock.unlock()
-        return true  // over: not a drop
+      let decision = lock.withLock { () -> Decision in
+        guard let subscriber else { return .over }
+        guard demand > .none else { return .drop }
+        demand -= 1
+        return .send(subscriber)
       }
-      guard demand > .none else {
-        lock.unlock()
-        return false
+      switch decision {
+      case .over: return true  // not a drop
+      case .drop: return false
+      case .send(let subscriber):
+        let more = subscriber.receive(value)
+        lock.withLock { demand += more }
+        return true
       }
-      demand -= 1
-      lock.unlock()
-      let more = subscriber.receive(value)
-      lock.withLock { demand += more }
-      return true
     }
 
     func complete(_ completion: Subscribers.Completion<Failure>) {
-      lock.lock()
-      let subscriber = self.subscriber
-      let owner = self.owner
-      (self.subscriber, self.owner) = (nil, nil)
-      lock.unlock()
+      let (subscriber, owner) = end()
       guard let subscriber else { return }
       owner?.ended(self, cancelled: false)
       subscriber.receive(completion: completion)
     }
 
     func cancel() {
-      lock.lock()
-      let wasLive = subscriber != nil
-      let owner = self.owner
-      (subscriber, self.owner) = (nil, nil)
-      lock.unlock()
-      if wasLive { owner?.ended(self, cancelled: true) }
+      let (subscriber, owner) = end()
+      if subscriber != nil { owner?.ended(self, cancelled: true) }
     }
+
+    /// Ends the subscription and hands back what it held, to be released after unlocking.
+    private func end() -> (AnySubscriber<Output, Failure>?, TestPublisher?) {
+      lock.withLock {
+        defer { (subscriber, owner) = (nil, nil) }
+        return (subscriber, owner)
+      }
+    }
+  }
+}
+
+extension TestPublisher {
+  /// A script checked: what it plays, the subscription it marks, and what is wrong with it.
+  fileprivate static func check(
+    _ script: [Recorded<Output, Failure>], hot: Bool, source: String
+  ) -> (script: [Recorded<Output, Failure>], marker: Int?, problems: [String]) {
+    var played: [Recorded<Output, Failure>] = []
+    var marker: Int?
+    var problems: [String] = []
+    var completion: Recorded<Output, Failure>?
+    let source = source.capitalizedFirst
+    for record in script {
+      if record.tick < 0 {
+        problems.append("\(source) has \(record), at a tick before 0; it is left out.")
+        continue
+      }
+      switch record.event {
+      case .requested, .cancelled:
+        problems.append(
+          "\(source) has \(record), which only a subscriber does; it is left out.")
+        continue
+      case .subscribed:
+        if !hot {
+          problems.append(
+            "\(source) marks a subscription, but a cold publisher's ticks count from each "
+              + "subscription; the mark is ignored.")
+        } else if let marker {
+          problems.append(
+            "\(source) marks a second subscription, at tick \(record.tick); the first, at tick "
+              + "\(marker), counts.")
+        } else {
+          marker = record.tick
+        }
+        continue
+      case .value, .finished, .failed:
+        break
+      }
+      if let completion {
+        problems.append(
+          "\(source) has \(record) after its completion (\(completion)); it is never delivered.")
+        continue
+      }
+      if let last = played.last, record.tick < last.tick {
+        problems.append(
+          "\(source) has \(record) after \(last): list events in tick order; it plays at its "
+            + "tick.")
+      }
+      if case .value = record.event {} else { completion = record }
+      played.append(record)
+    }
+    let ordered = played.enumerated().sorted {
+      ($0.element.tick, $0.offset) < ($1.element.tick, $1.offset)
+    }
+    return (ordered.map(\.element), marker, problems)
+  }
+
+  /// The script of `diagram`, whose characters stand for `values` and whose `#` fails with
+  /// `error`.
+  fileprivate static func script(
+    of diagram: String, values: [Character: Output], error: Failure?, location: CallSite
+  ) -> [Recorded<Output, Failure>] {
+    let marbles = Marbles(diagram)
+    if let problem = marbles.problem {
+      location.report("The marble diagram \"\(diagram)\" is malformed: \(problem).")
+    }
+    var script: [Recorded<Output, Failure>] = []
+    for (tick, symbol) in marbles.events {
+      switch symbol {
+      case .value(let character):
+        if let value = values[character] {
+          script.append(.value(tick, value))
+        } else {
+          location.report(
+            "The marble diagram \"\(diagram)\" uses '\(character)', which has no value.")
+        }
+      case .finished:
+        script.append(.finished(tick))
+      case .failed:
+        if let error {
+          script.append(.failed(tick, error))
+        } else {
+          location.report("The marble diagram \"\(diagram)\" fails ('#') but no error was given.")
+        }
+      case .subscribed:
+        script.append(.subscribed(tick))
+      }
+    }
+    return script
   }
 }
 
 extension MarbleTest {
   /// A hot publisher of the diagram's characters, as strings.
-  public func hot(_ diagram: String) -> TestPublisher<String, Never> {
-    TestPublisher(
-      test: self, diagram: diagram, values: characters(of: diagram), error: nil, hot: true)
+  ///
+  /// ```swift
+  /// let input = test.hot("-a^-b-|")   // the harness subscribes at tick 2; `a` is in the past
+  /// ```
+  public func hot(
+    _ diagram: String,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
+  ) -> TestPublisher<String, Never> {
+    let location = CallSite(fileID, filePath, line, column)
+    return diagramPublisher(
+      diagram, values: characters(of: diagram), error: nil, hot: true, location: location)
   }
 
   /// A hot publisher whose diagram's characters stand for `values`.
   public func hot<Output>(
-    _ diagram: String, values: [Character: Output]
+    _ diagram: String, values: [Character: Output],
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
   ) -> TestPublisher<Output, Never> {
-    TestPublisher(test: self, diagram: diagram, values: values, error: nil, hot: true)
+    let location = CallSite(fileID, filePath, line, column)
+    return diagramPublisher(diagram, values: values, error: nil, hot: true, location: location)
   }
 
   /// A hot publisher that can fail with `error` (`#` in the diagram).
   public func hot<Output, Failure: Error>(
-    _ diagram: String, values: [Character: Output], error: Failure
+    _ diagram: String, values: [Character: Output], error: Failure,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
   ) -> TestPublisher<Output, Failure> {
-    TestPublisher(test: self, diagram: diagram, values: values, error: error, hot: true)
+    let location = CallSite(fileID, filePath, line, column)
+    return diagramPublisher(diagram, values: values, error: error, hot: true, location: location)
+  }
+
+  /// A hot publisher that plays `events` at their ticks, counted from the start of the test.
+  ///
+  /// Any value will do, `Equatable` or not; `.subscribed(tick)` marks where the harness
+  /// subscribes, as `^` does in a diagram:
+  ///
+  /// ```swift
+  /// let input = test.hot([.value(1, 10), .subscribed(2), .value(4, 20), .finished(6)])
+  /// let output = test.start { input.map { $0 * 2 } }
+  /// test.expect(output, [.value(4, 40), .finished(6)])
+  /// ```
+  ///
+  /// Events must be values, finishes and failures, in tick order, none after the completion;
+  /// anything else is reported.
+  public func hot<Output>(
+    _ events: [Recorded<Output, Never>],
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
+  ) -> TestPublisher<Output, Never> {
+    let location = CallSite(fileID, filePath, line, column)
+    return TestPublisher(
+      test: self, script: events, hot: true, source: "the hot publisher's list",
+      location: location)
+  }
+
+  /// A hot publisher that plays `events`, which may fail, at their ticks.
+  ///
+  /// ```swift
+  /// let input = test.hot([.value(1, "a"), .failed(3, URLError(.timedOut))])
+  /// ```
+  public func hot<Output, Failure: Error>(
+    _ events: [Recorded<Output, Failure>],
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
+  ) -> TestPublisher<Output, Failure> {
+    let location = CallSite(fileID, filePath, line, column)
+    return TestPublisher(
+      test: self, script: events, hot: true, source: "the hot publisher's list",
+      location: location)
   }
 
   /// A cold publisher of the diagram's characters, as strings.
-  public func cold(_ diagram: String) -> TestPublisher<String, Never> {
-    TestPublisher(
-      test: self, diagram: diagram, values: characters(of: diagram), error: nil, hot: false)
+  public func cold(
+    _ diagram: String,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
+  ) -> TestPublisher<String, Never> {
+    let location = CallSite(fileID, filePath, line, column)
+    return diagramPublisher(
+      diagram, values: characters(of: diagram), error: nil, hot: false, location: location)
   }
 
   /// A cold publisher whose diagram's characters stand for `values`.
   public func cold<Output>(
-    _ diagram: String, values: [Character: Output]
+    _ diagram: String, values: [Character: Output],
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
   ) -> TestPublisher<Output, Never> {
-    TestPublisher(test: self, diagram: diagram, values: values, error: nil, hot: false)
+    let location = CallSite(fileID, filePath, line, column)
+    return diagramPublisher(diagram, values: values, error: nil, hot: false, location: location)
   }
 
   /// A cold publisher that can fail with `error` (`#` in the diagram).
   public func cold<Output, Failure: Error>(
-    _ diagram: String, values: [Character: Output], error: Failure
+    _ diagram: String, values: [Character: Output], error: Failure,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
   ) -> TestPublisher<Output, Failure> {
-    TestPublisher(test: self, diagram: diagram, values: values, error: error, hot: false)
+    let location = CallSite(fileID, filePath, line, column)
+    return diagramPublisher(diagram, values: values, error: error, hot: false, location: location)
+  }
+
+  /// A cold publisher that plays `events` for each subscriber, counting ticks from its
+  /// subscription.
+  ///
+  /// ```swift
+  /// let input = test.cold([.value(0, 1.5), .value(2, 2.5), .finished(3)])
+  /// ```
+  public func cold<Output>(
+    _ events: [Recorded<Output, Never>],
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
+  ) -> TestPublisher<Output, Never> {
+    let location = CallSite(fileID, filePath, line, column)
+    return TestPublisher(
+      test: self, script: events, hot: false, source: "the cold publisher's list",
+      location: location)
+  }
+
+  /// A cold publisher that plays `events`, which may fail, for each subscriber.
+  public func cold<Output, Failure: Error>(
+    _ events: [Recorded<Output, Failure>],
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
+  ) -> TestPublisher<Output, Failure> {
+    let location = CallSite(fileID, filePath, line, column)
+    return TestPublisher(
+      test: self, script: events, hot: false, source: "the cold publisher's list",
+      location: location)
+  }
+
+  private func diagramPublisher<Output, Failure: Error>(
+    _ diagram: String, values: [Character: Output], error: Failure?, hot: Bool,
+    location: CallSite
+  ) -> TestPublisher<Output, Failure> {
+    let script = TestPublisher<Output, Failure>.script(
+      of: diagram, values: values, error: error, location: location)
+    return TestPublisher(
+      test: self, script: script, hot: hot, source: "the marble diagram \"\(diagram)\"",
+      location: location)
   }
 
   func characters(of diagram: String) -> [Character: String] {

@@ -18,6 +18,7 @@ import Testing
       expected: --a-b|
       recorded: --a-b-|
                      ^
+      expected the finish (|) at tick 5, recorded the finish at tick 6
       """
     ) {
       test.expect(output, "--a-b|")
