@@ -71,6 +71,12 @@ let package = Package(
       ]
     ),
     // One scheduler workload run once, for instructions.sh to count under Valgrind.
+    .executableTarget(
+      name: "ClockSteps",
+      dependencies: [
+        .product(name: "TempoClocks", package: tempo),
+        .product(name: "TempoTestSupport", package: tempo),
+      ]),
     .executableTarget(name: "InstructionCounts", dependencies: ["Workloads", "TempoUnderTest"]),
     .executableTarget(
       name: "PeerBenchmarks",

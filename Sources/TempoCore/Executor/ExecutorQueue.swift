@@ -38,8 +38,9 @@ struct ExecutorQueue {
   private(set) var accepted = 0
   /// Main-actor jobs of this test queued or running on the main queue.
   private(set) var mainJobs = 0
-  /// Tasks waiting for quiet: their own jobs never run here while they wait.
-  private var drivers: Set<UnsafeRawPointer> = []
+  /// Tasks waiting for quiet: their own jobs never run here while they wait. (Usually one.)
+  private var drivers: [UnsafeRawPointer] = []
+
   /// Drivers draining the queue on their own thread now.
   private var drainers = 0
   private var isPumpScheduled = false
@@ -48,25 +49,30 @@ struct ExecutorQueue {
 
   var isQuiet: Bool { head == jobs.count && !isRunningJob && mainJobs == 0 }
 
-  func isDriver(_ task: UnsafeRawPointer) -> Bool { drivers.contains(task) }
-
   // MARK: Jobs arriving
 
   /// A job of this test becomes runnable. Refused (false) once closed, and for a driver's own
   /// task, which must not run here while it waits for this queue to go quiet.
-  mutating func enqueue(_ job: UnownedJob, task: UnsafeRawPointer) -> (accepted: Bool, wake: Wake) {
-    guard !isClosed, !drivers.contains(task) else { return (false, .none) }
+  mutating func enqueue(
+    _ job: UnownedJob, task: UnsafeRawPointer
+  ) -> (accepted: Bool, isNewMember: Bool, wake: Wake) {
+    guard !isClosed, !drivers.contains(task) else { return (false, false, .none) }
     jobs.append(job)
     accepted += 1
-    return (true, wakeIfNeeded())
+    return (true, remember(task), wakeIfNeeded())
   }
 
+  /// Whether `task` is to be remembered as a member: not while it drives. (It is remembered
+  /// every time, not only the first: another test may have met a task at the same address
+  /// since, the memory of an ended task being reused.)
+  func remember(_ task: UnsafeRawPointer) -> Bool { !drivers.contains(task) }
+
   /// A main-actor job of this test was sent to the main queue (see ``MainExecutor``).
-  mutating func mainJobQueued(task: UnsafeRawPointer) -> Bool {
-    guard !isClosed, !drivers.contains(task) else { return false }
+  mutating func mainJobQueued(task: UnsafeRawPointer) -> (accepted: Bool, isNewMember: Bool) {
+    guard !isClosed, !drivers.contains(task) else { return (false, false) }
     mainJobs += 1
     accepted += 1
-    return true
+    return (true, remember(task))
   }
 
   /// A main-actor job of this test has run; returns the waiters it releases.
@@ -122,9 +128,15 @@ struct ExecutorQueue {
     return wakeIfNeeded()
   }
 
-  mutating func beginDriving(_ task: UnsafeRawPointer) { drivers.insert(task) }
+  mutating func beginDriving(_ task: UnsafeRawPointer) {
+    if !drivers.contains(task) { drivers.append(task) }
+  }
 
-  mutating func endDriving(_ task: UnsafeRawPointer) { drivers.remove(task) }
+  /// Answers whether the task is to be remembered as a member again (see ``remember(_:)``).
+  mutating func endDriving(_ task: UnsafeRawPointer) -> Bool {
+    if let index = drivers.firstIndex(of: task) { drivers.remove(at: index) }
+    return remember(task)
+  }
 
   // MARK: Waiting for quiet
 

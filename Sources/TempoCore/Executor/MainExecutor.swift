@@ -54,7 +54,7 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
 
   func enqueue(_ job: UnownedJob) {
     let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
-    let owner = RuntimeHooks.candidates(forJob: task).first { $0.acceptMainJob(task: task) }
+    let owner = RuntimeHooks.firstCandidate(forJob: task) { $0.acceptMainJob(task: task) }
     let ticket = Ticket(owner: owner, task: task)
     DispatchQueue.main.async {
       let previous = (RunningJob.executor, Self.running)

@@ -71,7 +71,7 @@ enum RuntimeHooks {
   }()
 
   private static let lock = Lock()
-  nonisolated(unsafe) private static var state = State()
+  @exclusivity(unchecked) nonisolated(unsafe) private static var state = State()
 
   /// Marks the main queue, so that code can tell it runs there.
   private static let mainQueueKey: DispatchSpecificKey<Bool> = {
@@ -149,32 +149,36 @@ enum RuntimeHooks {
   /// The open executor of the current task, if it is one of a test's: the one whose job the
   /// thread is running, the one of its `withTestExecutor` scope, or the one that has met it.
   static func executorForCurrentContext() -> TestExecutor? {
-    candidates(forJob: nil).first
+    firstCandidate(forJob: nil) { _ in true }
   }
 
-  /// The open executors a job may belong to, most specific first: the one whose job the thread
-  /// is running, the one the current task's scope carries, and the one that has met the
-  /// current task or the job's own task. (The first may have closed meanwhile; the executor
-  /// itself refuses the job then, and the next is asked.)
-  static func candidates(forJob job: UnsafeRawPointer?) -> [TestExecutor] {
-    var found: [TestExecutor] = []
-    if let running = RunningJob.executor { found.append(running) }
-    if let scoped = TestExecutor.current { found.append(scoped) }
+  /// Offers a job to the open executors it may belong to, most specific first, and answers the
+  /// first that `takes` it: the one whose job the thread is running, the one the current task's
+  /// scope carries, the one that has met the current task, then (for work of a plain GCD block
+  /// on the main queue, which has no context at all) the tests that asked for such blocks, and
+  /// last the one that has met the job's own task. That comes last because a task at that
+  /// address may have ended and had its memory reused. (An executor may have closed meanwhile;
+  /// it refuses the job then, and the next is asked.)
+  static func firstCandidate(
+    forJob job: UnsafeRawPointer?, _ takes: (TestExecutor) -> Bool
+  ) -> TestExecutor? {
+    let running = RunningJob.executor
+    if let running, takes(running) { return running }
+    let scoped = TestExecutor.current
+    if let scoped, scoped !== running, takes(scoped) { return scoped }
     let current = TestExecutor.currentTaskPointer
-    let (byCurrent, open, byJob) = lock.withLock {
-      (
-        current.flatMap { state.members[$0] },
-        found.isEmpty && current == nil && isOnMainQueue ? Array(state.open.values) : [],
-        job.flatMap { state.members[$0] }
-      )
+    let (byCurrent, byJob) = lock.withLock {
+      (current.flatMap { state.members[$0] }, job.flatMap { state.members[$0] })
     }
-    if let byCurrent { found.append(byCurrent) }
-    // Work of a plain GCD block on the main queue has no context at all: it goes to the tests
-    // that asked for such blocks, before a test that knew a task at the job's address (which
-    // may have ended and had its memory reused).
-    found += open.filter(\.includesMainQueueBlocks)
-    if let byJob { found.append(byJob) }
-    return found
+    if let byCurrent, takes(byCurrent) { return byCurrent }
+    if running == nil, scoped == nil, current == nil, isOnMainQueue {
+      let open = lock.withLock { Array(state.open.values) }
+      for executor in open where executor.includesMainQueueBlocks && takes(executor) {
+        return executor
+      }
+    }
+    if let byJob, byJob !== byCurrent, takes(byJob) { return byJob }
+    return nil
   }
 
   /// The open executor that has met the current task, if any.
@@ -191,7 +195,7 @@ enum RuntimeHooks {
 
   private static let routeGlobal: JobHook = { job, original in
     let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
-    for executor in candidates(forJob: task) where executor.accept(job) { return }
+    if firstCandidate(forJob: task, { $0.accept(job) }) != nil { return }
     if let previous = lock.withLock({ state.previous.global }) {
       previous(job, original)
     } else {

@@ -40,7 +40,7 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   // Invariant: `lock` guards `state`. Jobs are run, waiters resumed and pumps started only
   // after unlocking; `state` lets at most one job run at a time.
   private let lock = Lock()
-  private var state = ExecutorQueue()
+  @exclusivity(unchecked) private var state = ExecutorQueue()
   /// How many clocks, schedulers and timelines hold this executor open (see ``ImplicitScope``).
   private var leases = 0
 
@@ -91,9 +91,9 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// otherwise.
   func accept(_ job: UnownedJob) -> Bool {
     let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
-    let (accepted, wake) = lock.withLock { state.enqueue(job, task: task) }
+    let (accepted, isNewMember, wake) = lock.withLock { state.enqueue(job, task: task) }
     guard accepted else { return false }
-    RuntimeHooks.note(task, memberOf: self)
+    if isNewMember { RuntimeHooks.note(task, memberOf: self) }
     start(wake)
     return true
   }
@@ -101,8 +101,8 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// Counts a main-actor job of `task` that goes to the main queue; false if it is not counted
   /// (closed, or the task is a driver's).
   func acceptMainJob(task: UnsafeRawPointer) -> Bool {
-    let accepted = lock.withLock { state.mainJobQueued(task: task) }
-    if accepted { RuntimeHooks.note(task, memberOf: self) }
+    let (accepted, isNewMember) = lock.withLock { state.mainJobQueued(task: task) }
+    if isNewMember { RuntimeHooks.note(task, memberOf: self) }
     return accepted
   }
 
@@ -117,7 +117,7 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
     let job = UnownedJob(job)
     if !accept(job) {
       // Closed: nothing will run it here any more, so it runs where unpreferred jobs run.
-      job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
+      job.runSynchronously(on: asUnownedTaskExecutor())
     }
   }
 
@@ -132,7 +132,7 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
 
   private static func noteCurrentTask(in executor: TestExecutor) {
     guard let task = currentTaskPointer,
-      !executor.lock.withLock({ executor.state.isDriver(task) })
+      executor.lock.withLock({ executor.state.remember(task) })
     else { return }
     RuntimeHooks.note(task, memberOf: executor)
   }
@@ -193,8 +193,7 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// lets go of such an actor late would release their work where no one waits for it.
   package func rejoin() async {
     guard let task = Self.currentTaskPointer else { return }
-    lock.withLock { state.endDriving(task) }
-    RuntimeHooks.note(task, memberOf: self)
+    if lock.withLock({ state.endDriving(task) }) { RuntimeHooks.note(task, memberOf: self) }
     // `Task.yield()` may return without leaving the thread, and so may a continuation
     // resumed before the task has finished suspending; a switch to a task executor always
     // enqueues on it.
@@ -293,6 +292,9 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
     }
   }
 
+  /// Runs `job` with this executor as its task executor. (Run on the runtime's generic executor
+  /// instead, a job would skip the switch its next nonisolated call makes here, but
+  /// `Task.yield()` would then enqueue on the platform's global executor directly, unseen.)
   private func run(_ job: UnownedJob) {
     let previous = RunningJob.executor
     RunningJob.executor = self
