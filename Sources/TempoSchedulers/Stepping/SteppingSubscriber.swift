@@ -54,8 +54,8 @@ public final class SteppingSubscriber<Input, Failure: Error>: Subscriber, Cancel
   /// How upstream ended.
   public typealias Completion = Subscribers.Completion<Failure>
 
-  // Invariant: `lock` guards `machine`; the stepper and the upstream subscription are called
-  // only after unlocking.
+  // Invariant: `lock` guards `machine`; the stepper and the upstream subscription are called,
+  // and the stepper released, only after unlocking.
   private let lock = Lock()
   private var machine: SteppingStateMachine<Input, Failure>
 
@@ -71,8 +71,9 @@ public final class SteppingSubscriber<Input, Failure: Error>: Subscriber, Cancel
 
   /// Cancels the upstream subscription; the stepper is not called again.
   public func cancel() {
-    let subscription = lock.withLock { machine.cancel() }
-    subscription?.cancel()
+    let cancelled = lock.withLock { machine.cancel() }
+    cancelled.subscription?.cancel()
+    withExtendedLifetime(cancelled.stepper) {}
   }
 
   /// Requests the first input, or cancels a subscription that arrives after cancellation.
@@ -100,7 +101,9 @@ public final class SteppingSubscriber<Input, Failure: Error>: Subscriber, Cancel
   private func completePromise(_ id: UInt64, with request: Request) {
     switch lock.withLock({ machine.completePromise(id, with: request) }) {
     case .requestMore(let subscription): subscription.request(.max(1))
-    case .cancel(let subscription): subscription.cancel()
+    case .cancel(let subscription, let stepper):
+      subscription.cancel()
+      withExtendedLifetime(stepper) {}
     case nil: break
     }
   }

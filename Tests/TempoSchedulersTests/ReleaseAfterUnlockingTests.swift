@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+
+@testable import TempoSchedulers
+
+/// Runs `body` when the last reference to it goes away.
+///
+/// The tests below hand one to an operator and make `body` call the same operator again. If the
+/// operator released it while holding its lock, `body` would try to take that lock a second
+/// time on the same thread and the test would never finish: the lock is not recursive.
+private final class OnDeinit {
+  private let body: () -> Void
+  init(_ body: @escaping () -> Void) { self.body = body }
+  deinit { body() }
+}
+
+@Suite struct ReleaseAfterUnlockingTests {
+  @Test func cancellingReleasesTheStepperAfterUnlocking() {
+    let upstream = ManualPublisher<Int, Never>()
+    var subscriber: SteppingSubscriber<Int, Never>?
+    var reentered = false
+    subscriber = SteppingSubscriber {
+      [
+        probe = OnDeinit {
+          subscriber?.cancel(); reentered = true
+        }
+      ] _ in
+      withExtendedLifetime(probe) {}
+    }
+    upstream.subscribe(subscriber!)
+    subscriber?.cancel()
+    #expect(reentered, "the stepper was released by cancel")
+    #expect(upstream.isCancelled)
+  }
+
+  @Test func cancellingThroughThePromiseReleasesTheStepperAfterUnlocking() {
+    let upstream = ManualPublisher<Int, Never>()
+    var subscriber: SteppingSubscriber<Int, Never>?
+    var promises: [SteppingSubscriber<Int, Never>.Promise] = []
+    var reentered = false
+    subscriber = SteppingSubscriber {
+      [
+        probe = OnDeinit {
+          subscriber?.cancel(); reentered = true
+        }
+      ] event in
+      withExtendedLifetime(probe) {}
+      if case .input(_, let promise) = event { promises.append(promise) }
+    }
+    upstream.subscribe(subscriber!)
+    upstream.send(1)
+    promises[0](.cancel)
+    #expect(reentered, "the stepper was released by the cancelling promise")
+    #expect(upstream.isCancelled)
+  }
+
+  @Test func cancellingPaceReleasesTheValueWaitingForDemandAfterUnlocking() {
+    let scheduler = DispatchQueue.test
+    let upstream = ManualPublisher<OnDeinit, Never>()
+    let subscriber = DemandingSubscriber<OnDeinit>()
+    var reentered = false
+    upstream.pace(.seconds(1), scheduler: scheduler).subscribe(subscriber)
+    upstream.send(
+      OnDeinit {
+        subscriber.request(.max(1)); reentered = true
+      })
+    #expect(!reentered, "the value waits for demand")
+    subscriber.cancel()
+    #expect(reentered, "the waiting value was released by cancel")
+    #expect(subscriber.received.isEmpty)
+    #expect(upstream.isCancelled)
+  }
+
+  @Test func paceReleasesAValueAfterDeliveringIt() {
+    let scheduler = DispatchQueue.test
+    let upstream = ManualPublisher<OnDeinit, Never>()
+    var subscription: (any Subscription)?
+    var received = 0
+    var reentered = false
+    let cancellable = upstream.pace(.seconds(1), scheduler: scheduler)
+      .handleEvents(receiveSubscription: { subscription = $0 })
+      .sink { _ in received += 1 }
+    upstream.send(
+      OnDeinit {
+        subscription?.request(.max(1)); reentered = true
+      })
+    #expect(received == 1)
+    #expect(reentered, "the delivered value is not kept")
+    cancellable.cancel()
+  }
+}
