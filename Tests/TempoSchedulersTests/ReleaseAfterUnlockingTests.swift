@@ -88,4 +88,23 @@ private final class OnDeinit {
     #expect(reentered, "the delivered value is not kept")
     cancellable.cancel()
   }
+
+  #if !canImport(Combine)
+    @Test func cancellingMergeReleasesBufferedValuesAfterUnlocking() {
+      let upstream = ManualPublisher<OnDeinit, Never>()
+      let subscriber = DemandingSubscriber<OnDeinit>()
+      var reentered = false
+      upstream.merge(with: Empty(completeImmediately: false)).subscribe(subscriber)
+      // Sent without demand, so the merge keeps it in its buffer.
+      upstream.send(
+        OnDeinit {
+          subscriber.request(.max(1)); reentered = true
+        })
+      #expect(!reentered, "the value waits in the buffer")
+      subscriber.cancel()
+      #expect(reentered, "the buffered value was released by cancel")
+      #expect(subscriber.received.isEmpty)
+      #expect(upstream.isCancelled)
+    }
+  #endif
 }
