@@ -28,6 +28,9 @@ import TempoCore
 public final class SteppingSubscriber<Input, Failure: Error>: Subscriber, Cancellable,
   @unchecked Sendable
 {
+  // Invariant: `lock` guards `machine`, the only state; the stepper and the upstream
+  // subscription are called, and the stepper released, only after unlocking.
+
   /// Receives each input with its promise, and the completion.
   public typealias Stepper = (Event) -> Void
 
@@ -54,8 +57,6 @@ public final class SteppingSubscriber<Input, Failure: Error>: Subscriber, Cancel
   /// How upstream ended.
   public typealias Completion = Subscribers.Completion<Failure>
 
-  // Invariant: `lock` guards `machine`; the stepper and the upstream subscription are called,
-  // and the stepper released, only after unlocking.
   private let lock = Lock()
   private var machine: SteppingStateMachine<Input, Failure>
 
