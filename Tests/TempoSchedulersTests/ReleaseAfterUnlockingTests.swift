@@ -14,6 +14,31 @@ private final class OnDeinit {
   deinit { body() }
 }
 
+/// A publisher whose subscription runs `onRelease` when its subscriber lets go of it. It keeps
+/// its subscriber, so a test can complete it, but not the subscription.
+private final class ReleasingPublisher: Publisher {
+  typealias Output = Int
+  typealias Failure = Never
+
+  private(set) var subscriber: AnySubscriber<Int, Never>?
+  private let onRelease: () -> Void
+
+  init(onRelease: @escaping () -> Void) { self.onRelease = onRelease }
+
+  func receive<S: Subscriber>(subscriber: S) where S.Input == Int, S.Failure == Never {
+    self.subscriber = AnySubscriber(subscriber)
+    subscriber.receive(subscription: Handle(onRelease: onRelease))
+  }
+
+  private final class Handle: Subscription {
+    let combineIdentifier = CombineIdentifier()
+    private let probe: OnDeinit
+    init(onRelease: @escaping () -> Void) { probe = OnDeinit(onRelease) }
+    func request(_ demand: Subscribers.Demand) {}
+    func cancel() {}
+  }
+}
+
 @Suite struct ReleaseAfterUnlockingTests {
   @Test func cancellingReleasesTheStepperAfterUnlocking() {
     let upstream = ManualPublisher<Int, Never>()
@@ -52,6 +77,23 @@ private final class OnDeinit {
     promises[0](.cancel)
     #expect(reentered, "the stepper was released by the cancelling promise")
     #expect(upstream.isCancelled)
+  }
+
+  @Test func completionReleasesTheUpstreamSubscriptionAfterUnlocking() {
+    var subscriber: SteppingSubscriber<Int, Never>?
+    var reentered = false
+    var completions = 0
+    let upstream = ReleasingPublisher {
+      subscriber?.cancel(); reentered = true
+    }
+    subscriber = SteppingSubscriber { event in
+      if case .completion = event { completions += 1 }
+    }
+    upstream.subscribe(subscriber!)
+    #expect(!reentered, "the subscriber holds the subscription")
+    upstream.subscriber?.receive(completion: .finished)
+    #expect(reentered, "the subscription was released on completion")
+    #expect(completions == 1)
   }
 
   @Test func cancellingPaceReleasesTheValueWaitingForDemandAfterUnlocking() {
@@ -105,6 +147,19 @@ private final class OnDeinit {
       #expect(reentered, "the buffered value was released by cancel")
       #expect(subscriber.received.isEmpty)
       #expect(upstream.isCancelled)
+    }
+
+    @Test func aSideThatFinishesHasItsSubscriptionReleasedAfterUnlocking() {
+      let subscriber = DemandingSubscriber<Int>()
+      var reentered = false
+      let upstream = ReleasingPublisher {
+        subscriber.request(.max(1)); reentered = true
+      }
+      upstream.merge(with: Empty(completeImmediately: false)).subscribe(subscriber)
+      #expect(!reentered, "the merge holds the subscription")
+      upstream.subscriber?.receive(completion: .finished)
+      #expect(reentered, "the finished side's subscription was released")
+      #expect(!subscriber.completed, "the other side has not finished")
     }
   #endif
 }

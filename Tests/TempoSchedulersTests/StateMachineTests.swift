@@ -146,10 +146,11 @@ import Testing
       let b = Upstream()
       _ = machine.attach(Upstream(), to: .a)
       _ = machine.attach(b, to: .b)
-      let others = machine.receive(completion: .failure(TestFailure()), from: .a)
+      let ended = machine.receive(completion: .failure(TestFailure()), from: .a)
       let action = Self.describe(machine.next())
 
-      #expect(others.compactMap { $0?.combineIdentifier } == [b.combineIdentifier])
+      #expect(ended.toCancel.compactMap { $0?.combineIdentifier } == [b.combineIdentifier])
+      #expect(ended.released != nil, "a's own subscription, to release after unlocking")
       #expect(action == "fail")
     }
 

@@ -73,24 +73,32 @@
       _ = ifActive { $0.buffer.append(value) }
     }
 
-    /// A side ended: the other sides' subscriptions to cancel (after a failure).
+    /// What a side's completion took out of the state: the subscriptions to cancel (the other
+    /// side's, after a failure) and to release (the side's own), after unlocking.
+    struct Ended {
+      var toCancel: [(any Subscription)?] = []
+      var released: (any Subscription)?
+    }
+
+    /// A side ended.
     mutating func receive(
       completion: Subscribers.Completion<Failure>, from side: Side
-    ) -> [(any Subscription)?] {
+    ) -> Ended {
       ifActive { active in
-        guard active.completion == nil else { return [] }
+        guard active.completion == nil else { return Ended() }
+        var ended = Ended(released: active.upstreams[side.rawValue])
         active.upstreams[side.rawValue] = nil
         switch completion {
         case .finished:
           active.finishedSides += 1
           if active.finishedSides == 2 { active.completion = .finished }
-          return []
         case .failure:
           active.completion = completion
-          defer { active.upstreams = [nil, nil] }
-          return active.upstreams
+          ended.toCancel = active.upstreams
+          active.upstreams = [nil, nil]
         }
-      } ?? []
+        return ended
+      } ?? Ended()
     }
 
     /// What to do next, once unlocked.

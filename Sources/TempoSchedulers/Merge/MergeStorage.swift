@@ -44,8 +44,9 @@
     }
 
     func receive(completion: Subscribers.Completion<Failure>, from side: Side) {
-      let others = lock.withLock { machine.receive(completion: completion, from: side) }
-      for other in others { other?.cancel() }
+      let ended = lock.withLock { machine.receive(completion: completion, from: side) }
+      for other in ended.toCancel { other?.cancel() }
+      withExtendedLifetime(ended) {}
       drain()
     }
 

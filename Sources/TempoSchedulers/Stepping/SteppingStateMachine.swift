@@ -84,11 +84,12 @@ struct SteppingStateMachine<Input, Failure: Error> {
     return shouldRequestMore ? .max(1) : .none
   }
 
-  /// Upstream completed: the stepper to tell, if the completion is allowed now.
-  mutating func receiveCompletion() -> Stepper? {
+  /// Upstream completed: if the completion is allowed now, the stepper to tell, with the
+  /// subscription that ended, to release after unlocking.
+  mutating func receiveCompletion() -> Subscribed? {
     guard case .subscribed(let subscribed) = state else { return nil }
     state = .dead
-    return subscribed.stepper
+    return subscribed
   }
 
   /// What completing a promise leads to once unlocked.

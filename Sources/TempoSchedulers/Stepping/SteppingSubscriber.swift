@@ -95,8 +95,8 @@ public final class SteppingSubscriber<Input, Failure: Error>: Subscriber, Cancel
 
   /// Tells the stepper that upstream ended.
   public func receive(completion: Completion) {
-    guard let stepper = lock.withLock({ machine.receiveCompletion() }) else { return }
-    stepper(.completion(completion))
+    guard let ended = lock.withLock({ machine.receiveCompletion() }) else { return }
+    ended.stepper(.completion(completion))
   }
 
   private func completePromise(_ id: UInt64, with request: Request) {
