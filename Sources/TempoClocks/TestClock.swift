@@ -46,12 +46,12 @@ import TempoCore
 ///   wall-clock time, and names the sleepers still pending when it gives up.
 ///
 /// - Complexity: going to sleep and being resumed are each O(log n) for n pending sleepers.
-public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, @unchecked Sendable {
+public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Sendable {
   /// An instant of the clock: the duration since its origin.
   public typealias Instant = OffsetInstant<Duration>
 
-  // Invariant: the only state is `timeline`, which is set once and guards itself with a lock;
-  // `creation` is immutable.
+  // Every stored property is a `let` of a `Sendable` type; the timeline and the wake-ups guard
+  // their own state with a lock.
   private let timeline: Timeline<Instant, Duration>
   private let creation: SourceLocation
   private let wakeUps = WakeUps()

@@ -71,9 +71,13 @@ extension Scheduler {
     tolerance: SchedulerTimeType.Stride = .zero,
     options: SchedulerOptions? = nil
   ) -> AsyncStream<SchedulerTimeType> {
-    // The stream's element is this scheduler's time; it is handed over, not shared.
+    // Invariant: the scheduler is only asked for `now`, from an action it runs itself, which
+    // every scheduler allows (Combine's operators rely on it too). The time read is handed
+    // over to the stream, not shared.
     let scheduler = UncheckedSendable(self)
     return AsyncStream { continuation in
+      // Invariant: the only use is one `cancel()` from the stream's termination handler, and a
+      // `Cancellable` may be cancelled from any thread.
       let cancellable = UncheckedSendable(
         schedule(
           after: now.advanced(by: interval), interval: interval, tolerance: tolerance,
@@ -99,6 +103,7 @@ extension Scheduler {
 }
 
 /// A stream termination handler that cancels `cancellable`.
+// Invariant: `cancellable` is only cancelled, which any thread may do.
 private func cancelling<Element>(
   _ cancellable: UncheckedSendable<any Cancellable>
 ) -> @Sendable (AsyncStream<Element>.Continuation.Termination) -> Void {

@@ -44,6 +44,9 @@ extension Publishers {
   public final class Timer<Scheduler: _CombineScheduler>: ConnectablePublisher,
     @unchecked Sendable
   {
+    // Invariant: the `let`s are immutable; `lock` guards `subscriptions` and `connection`, and
+    // nothing is called out or released while it is held.
+
     /// The times of the ticks.
     public typealias Output = Scheduler.SchedulerTimeType
     /// A timer never fails.
@@ -58,8 +61,6 @@ extension Publishers {
     /// The tolerance the ticks are scheduled with; the scheduler's minimum when `nil`.
     public let tolerance: Scheduler.SchedulerTimeType.Stride?
 
-    // Invariant: `lock` guards `subscriptions` and `connection`; nothing is called out while it
-    // is held. The `let`s above are immutable.
     private let lock = Lock()
     private var subscriptions: [ObjectIdentifier: Inner] = [:]
     private var connection: Connection?

@@ -93,7 +93,8 @@ private final class MainQueueBacklog: @unchecked Sendable {
 
   func enqueue(_ action: @escaping () -> Void) {
     lock.withLock { count += 1 }
-    // The main queue runs the action on the main thread; it only crosses threads to get there.
+    // Invariant: the action is called once, by the main queue, and is never shared: it only
+    // crosses threads to get there.
     let action = UncheckedSendable(action)
     DispatchQueue.main.async {
       self.lock.withLock { self.count -= 1 }

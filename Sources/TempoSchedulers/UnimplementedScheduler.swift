@@ -22,6 +22,8 @@ import TempoCore
 public struct UnimplementedScheduler<SchedulerTimeType: Strideable, SchedulerOptions>: Scheduler,
   Sendable
 where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
+  // Invariant: `storedNow` is set once in `init` and only copied out by `now`; the time value
+  // itself is never mutated or shared by reference.
   private let storedNow: UncheckedSendable<SchedulerTimeType>
   private let location: SourceLocation
 
@@ -64,7 +66,7 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     column: UInt = #column
   ) {
     self.prefix = prefix
-    self.storedNow = UncheckedSendable(now)
+    self.storedNow = UncheckedSendable(now)  // Invariant: see `storedNow`.
     self.location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
   }
 

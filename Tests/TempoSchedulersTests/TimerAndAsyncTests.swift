@@ -164,6 +164,17 @@ import Testing
       _ = c
     }
 
+    @Test func racesTwoPublishersAsItsDocumentationShows() {
+      let scheduler = DispatchQueue.test
+      let fast = Just("fast").delay(for: 1, scheduler: scheduler)
+      let slow = Just("slow").delay(for: 2, scheduler: scheduler)
+      var output: [String] = []
+      let cancellable = fast.merge(with: slow).prefix(1).sink { output.append($0) }
+      scheduler.advance(by: 2)
+      #expect(output == ["fast"])
+      cancellable.cancel()
+    }
+
     @Test func neverDeliversMoreThanWasDemanded() {
       let subscriber = DemandingSubscriber<Int>()
       Publishers.Merge([1, 2, 3].publisher, [4, 5].publisher).subscribe(subscriber)

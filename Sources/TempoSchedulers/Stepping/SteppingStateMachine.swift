@@ -1,7 +1,9 @@
 /// The decisions of a ``SteppingSubscriber``, free of locks and call-outs.
 ///
 /// Each event is a `mutating` function that moves the state and answers what the subscriber must
-/// do once it has unlocked. The subscriber runs it under its lock; nothing here calls out.
+/// do once it has unlocked. The subscriber runs it under its lock; nothing here calls out, and an
+/// event that removes the stepper hands it back, so that the subscriber drops it (and whatever the
+/// closure holds) only after unlocking.
 struct SteppingStateMachine<Input, Failure: Error> {
   typealias Stepper = SteppingSubscriber<Input, Failure>.Stepper
   typealias PromiseID = UInt64
@@ -31,17 +33,24 @@ struct SteppingStateMachine<Input, Failure: Error> {
     state = .subscribing(stepper)
   }
 
-  private var subscription: (any Subscription)? {
-    switch state {
-    case .dead, .subscribing: return nil
-    case .subscribed(let subscribed), .stepping(let subscribed, _): return subscribed.subscription
-    }
+  /// What cancellation took out of the state: the subscription to cancel, if any, and the
+  /// stepper to release after unlocking.
+  struct Cancelled {
+    var subscription: (any Subscription)?
+    var stepper: Stepper?
   }
 
-  /// Cancellation from downstream: the subscription to cancel, if any.
-  mutating func cancel() -> (any Subscription)? {
-    defer { state = .dead }
-    return subscription
+  /// Cancellation from downstream.
+  mutating func cancel() -> Cancelled {
+    let cancelled: Cancelled
+    switch state {
+    case .dead: cancelled = Cancelled(subscription: nil, stepper: nil)
+    case .subscribing(let stepper): cancelled = Cancelled(subscription: nil, stepper: stepper)
+    case .subscribed(let subscribed), .stepping(let subscribed, _):
+      cancelled = Cancelled(subscription: subscribed.subscription, stepper: subscribed.stepper)
+    }
+    state = .dead
+    return cancelled
   }
 
   /// The subscription arrived: request the first input, or cancel it if it came too late.
@@ -75,17 +84,19 @@ struct SteppingStateMachine<Input, Failure: Error> {
     return shouldRequestMore ? .max(1) : .none
   }
 
-  /// Upstream completed: the stepper to tell, if the completion is allowed now.
-  mutating func receiveCompletion() -> Stepper? {
+  /// Upstream completed: if the completion is allowed now, the stepper to tell, with the
+  /// subscription that ended, to release after unlocking.
+  mutating func receiveCompletion() -> Subscribed? {
     guard case .subscribed(let subscribed) = state else { return nil }
     state = .dead
-    return subscribed.stepper
+    return subscribed
   }
 
   /// What completing a promise leads to once unlocked.
   enum PromiseAction {
     case requestMore(any Subscription)
-    case cancel(any Subscription)
+    /// Cancel the subscription and release the stepper.
+    case cancel(any Subscription, releasing: Stepper)
   }
 
   /// A promise was completed. Stale and repeated completions, and any after the subscriber
@@ -103,7 +114,7 @@ struct SteppingStateMachine<Input, Failure: Error> {
         return .requestMore(subscribed.subscription)
       case .cancel:
         state = .dead
-        return .cancel(subscribed.subscription)
+        return .cancel(subscribed.subscription, releasing: subscribed.stepper)
       }
     case .stepping(var subscribed, _) where subscribed.validPromise == id:
       switch request {
@@ -114,7 +125,7 @@ struct SteppingStateMachine<Input, Failure: Error> {
         return nil
       case .cancel:
         state = .dead
-        return .cancel(subscribed.subscription)
+        return .cancel(subscribed.subscription, releasing: subscribed.stepper)
       }
     case .dead, .subscribing, .subscribed, .stepping:
       return nil

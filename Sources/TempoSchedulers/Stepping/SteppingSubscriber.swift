@@ -28,6 +28,9 @@ import TempoCore
 public final class SteppingSubscriber<Input, Failure: Error>: Subscriber, Cancellable,
   @unchecked Sendable
 {
+  // Invariant: `lock` guards `machine`, the only state; the stepper and the upstream
+  // subscription are called, and the stepper released, only after unlocking.
+
   /// Receives each input with its promise, and the completion.
   public typealias Stepper = (Event) -> Void
 
@@ -54,8 +57,6 @@ public final class SteppingSubscriber<Input, Failure: Error>: Subscriber, Cancel
   /// How upstream ended.
   public typealias Completion = Subscribers.Completion<Failure>
 
-  // Invariant: `lock` guards `machine`; the stepper and the upstream subscription are called
-  // only after unlocking.
   private let lock = Lock()
   private var machine: SteppingStateMachine<Input, Failure>
 
@@ -71,8 +72,9 @@ public final class SteppingSubscriber<Input, Failure: Error>: Subscriber, Cancel
 
   /// Cancels the upstream subscription; the stepper is not called again.
   public func cancel() {
-    let subscription = lock.withLock { machine.cancel() }
-    subscription?.cancel()
+    let cancelled = lock.withLock { machine.cancel() }
+    cancelled.subscription?.cancel()
+    withExtendedLifetime(cancelled.stepper) {}
   }
 
   /// Requests the first input, or cancels a subscription that arrives after cancellation.
@@ -93,14 +95,16 @@ public final class SteppingSubscriber<Input, Failure: Error>: Subscriber, Cancel
 
   /// Tells the stepper that upstream ended.
   public func receive(completion: Completion) {
-    guard let stepper = lock.withLock({ machine.receiveCompletion() }) else { return }
-    stepper(.completion(completion))
+    guard let ended = lock.withLock({ machine.receiveCompletion() }) else { return }
+    ended.stepper(.completion(completion))
   }
 
   private func completePromise(_ id: UInt64, with request: Request) {
     switch lock.withLock({ machine.completePromise(id, with: request) }) {
     case .requestMore(let subscription): subscription.request(.max(1))
-    case .cancel(let subscription): subscription.cancel()
+    case .cancel(let subscription, let stepper):
+      subscription.cancel()
+      withExtendedLifetime(stepper) {}
     case nil: break
     }
   }
