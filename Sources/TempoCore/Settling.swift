@@ -98,8 +98,13 @@ package final class WakeUps: @unchecked Sendable {
   // Invariant: `lock` guards `count`.
   private let lock = Lock()
   private var count = 0
+  private var outstandingSeen = 0
 
   package init() {}
+
+  /// How many times a settle found a woken sleeper that had not run again yet, and so waited
+  /// for it. Tests read it to see that a drive waits for the wake-ups it made.
+  package var waits: Int { lock.withLock { outstandingSeen } }
 
   /// A sleeper is about to be resumed.
   package func willWake() { lock.withLock { count += 1 } }
@@ -111,5 +116,10 @@ package final class WakeUps: @unchecked Sendable {
   package func acknowledge() { lock.withLock { count -= 1 } }
 
   /// Whether a woken sleeper has not run again yet.
-  package var areOutstanding: Bool { lock.withLock { count > 0 } }
+  package var areOutstanding: Bool {
+    lock.withLock {
+      if count > 0 { outstandingSeen += 1 }
+      return count > 0
+    }
+  }
 }
