@@ -169,9 +169,8 @@ package final class SharedTimeline: @unchecked Sendable {
     let (dates, count, now) = pendingDescription(first: 5)
     guard count > 0 else { return }
     location.report(
-      "TestTimeline has \(count) pending action\(count == 1 ? "" : "s") and sleeper"
-        + "\(count == 1 ? "" : "s") on its sources, due at \(describeDates(dates, of: count)) "
-        + "(now is \(now))."
+      "TestTimeline has \(count) pending \(count == 1 ? "action or sleeper" : "actions or sleepers") "
+        + "on its sources, due at \(describeDates(dates, of: count)) (now is \(now))."
     )
   }
 }

@@ -379,12 +379,9 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     handle.rearmed += 1
     // On the grid when the interval can be multiplied: adding it to the previous date again and
     // again would add the date type's rounding at every repeat.
-    let next: Time
-    if let multiply, let start = handle.start, let span = multiply(interval, handle.rearmed) {
-      next = advancedBy(start, span)
-    } else {
-      next = advancedBy(date, interval)
-    }
+    let next =
+      handle.start.flatMap { dateOfRepeat(handle.rearmed, from: $0, every: interval) }
+      ?? advancedBy(date, interval)
     guard date < next else {
       handle.action = nil
       return "\(name) could not repeat work every \(interval) after \(date): the interval is "
@@ -392,6 +389,14 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     }
     pending.insert(.handle(handle), at: next, sequence: sequence)
     return nil
+  }
+
+  /// The date of the `count`-th repeat of an action first due at `start` and repeating every
+  /// `interval`: `start + count × interval`, or nil if `Interval` cannot be multiplied exactly
+  /// (then each repeat is the previous date plus `interval`) or the product does not fit.
+  package func dateOfRepeat(_ count: Int, from start: Time, every interval: Interval) -> Time? {
+    guard let multiply, let span = multiply(interval, count) else { return nil }
+    return advancedBy(start, span)
   }
 
   /// Ends an advance: `now` becomes `target` unless it is already later.
