@@ -123,9 +123,12 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   private static func multiplier<Grid: TimelineGridStride>(
     _: Grid.Type
   ) -> (Interval, Int) -> Interval? {
-    // `Grid` is `Interval`: the casts cannot fail.
+    // `Grid` is `Interval` (the caller found it by casting `Interval.self`), so these casts
+    // reinterpret a value as its own type; a checked cast would cost a runtime lookup per repeat.
     { interval, count in
-      (interval as! Grid).timelineMultiplied(by: count).map { $0 as! Interval }
+      unsafeBitCast(interval, to: Grid.self).timelineMultiplied(by: count).map {
+        unsafeBitCast($0, to: Interval.self)
+      }
     }
   }
 
