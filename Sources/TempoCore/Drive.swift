@@ -160,7 +160,7 @@ extension TimelineDriving {
     guard count > 0 else { return }
     let spent =
       meter.ranOutOfTime
-      ? "\(meter.steps) actions and \(RunBudget.realTimeLimit) of real time"
+      ? "\(meter.steps) actions and \(describeSeconds(RunBudget.realTimeLimit)) of real time"
       : "\(meter.steps) actions"
     location.report(
       "\(driveName) stopped running after \(spent): \(count) still pending, due at "

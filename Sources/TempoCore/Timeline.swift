@@ -38,7 +38,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// `interval × k`, when `Interval` is a ``TimelineGridStride``.
   private let multiply: ((Interval, Int) -> Interval?)?
   private let name: String
-  /// How the runaway report writes a date: by default, as the time since `start`.
+  /// How the runaway report writes a date (the fronts give the time since their start).
   private let describe: (Time) -> String
   @exclusivity(unchecked) private var currentNow: Time
   private let pending = PendingWork<Time>.make(for: Time.self)
