@@ -4,12 +4,13 @@
 /// cancels, a task that sleeps in a loop until it is cancelled), so it is bounded twice:
 ///
 /// - **In actions.** It performs what was pending when it began, plus ``extraActions`` more.
-///   This is the bound that trips first for synchronous work, where an action costs well under
-///   a microsecond: a runaway timer is reported after a fraction of a second, on any machine, at
-///   the same step every time.
+///   For synchronous work in an optimized build an action costs well under a microsecond, so
+///   this bound trips first: a runaway timer is reported after a fraction of a second, at the
+///   same step every time. (A debug build of Tempo takes a few microseconds per action, and the
+///   real-time bound below may trip first.)
 /// - **In real time, beyond the work that was pending when it began.** Each step of an async
-///   `run` lets the work it released go quiet, which costs from microseconds (in a test
-///   executor) to a millisecond (outside one, where settling takes several rounds through the
+///   `run` lets the work it released go quiet, which costs from tens of microseconds (in a test
+///   executor) to milliseconds (outside one, where settling takes several rounds through the
 ///   global executor and the main actor). A hundred thousand such steps could take minutes, so
 ///   once a run has performed everything that was pending when it began, it also stops after
 ///   ``realTimeLimit`` (half a second) of real time spent on the rest. The clock only starts
