@@ -42,8 +42,11 @@ import TempoCore
 /// - A cancelled sleeper throws `CancellationError` at once and leaves nothing pending; sleeping
 ///   in a task that is already cancelled throws at once.
 /// - `now` never runs backwards: advancing to an earlier instant reports an issue.
-/// - `run()` always returns: it is bounded in steps, not in
-///   wall-clock time, and names the sleepers still pending when it gives up.
+/// - `run()` always returns, within half a second of real time for work that never ends (a
+///   task that sleeps in a loop until it is cancelled), and names the sleepers still pending
+///   when it gives up (see ``run(limit:fileID:filePath:line:column:)``).
+/// - ``pendingWorkCount``, ``nextDueTime`` and ``expectNoPendingWork(fileID:filePath:line:column:)``
+///   tell a test what is left, with the same names on `TestScheduler` and ``TestTimeline``.
 ///
 /// - Complexity: going to sleep and being resumed are each O(log n) for n pending sleepers.
 public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Sendable {
@@ -54,7 +57,8 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   // their own state with a lock.
   private let timeline: Timeline<Instant, Duration>
   private let creation: SourceLocation
-  private let wakeUps = WakeUps()
+  /// Keeps a shared timeline's pending work alive while this clock is (nil for a lone clock).
+  private let owner: SharedTimeline.Owner?
 
   /// The clock's resolution: zero, since a test clock wakes sleepers at exactly their deadline.
   public let minimumResolution: Duration = .zero
@@ -74,14 +78,18 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
     line: UInt = #line,
     column: UInt = #column
   ) {
-    self.timeline = Timeline(now: now, name: "TestClock") { $0.advanced(by: $1) }
+    self.timeline = Timeline(
+      now: now, name: "TestClock", describe: describingSince(now),
+      advancedBy: { $0.advanced(by: $1) })
     self.creation = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    self.owner = nil
   }
 
   /// Creates a test clock on a timeline made elsewhere (a shared one).
   init(timeline: Timeline<Instant, Duration>, creation: SourceLocation) {
     self.timeline = timeline
     self.creation = creation
+    self.owner = timeline.makeOwner()
   }
 
   /// Suspends until the clock's time reaches `deadline`, or returns at once if it already has.
@@ -95,8 +103,8 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         guard sleeper.install(continuation) else { return }
+        let wakeUps = timeline.wakeUps
         let handle = timeline.schedule(after: deadline, interval: nil, at: creation) {
-          [wakeUps] in
           wakeUps.willWake()
           if !sleeper.resume() { wakeUps.didNotWake() }
         }
@@ -106,7 +114,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
       sleeper.cancel()
     }
     // Woken by an advance (a cancelled sleep throws above): tell the advance this task runs.
-    wakeUps.acknowledge()
+    timeline.wakeUps.acknowledge()
   }
 
   /// Moves time forward by `duration`, resuming the sleepers due along the way in order and
@@ -119,7 +127,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
     column: UInt = #column
   ) async {
     await timeline.advance(
-      by: duration, wakeUps: wakeUps,
+      by: duration,
       at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
@@ -135,15 +143,20 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
     column: UInt = #column
   ) async {
     await timeline.advance(
-      to: deadline, wakeUps: wakeUps,
+      to: deadline,
       at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   /// Resumes every sleeper, in order, until none is left, moving time to each deadline.
   ///
-  /// Work that never stops sleeping (a timer nobody cancels) cannot be run to the end, so `run`
-  /// gives up after `limit` wake-ups (by default, what is pending when it starts plus one
-  /// million) and reports an issue that names the sleepers still pending.
+  /// Work that never stops sleeping (a timer nobody cancels, a task that sleeps in a loop until
+  /// it is cancelled) cannot be run to the end, so `run` gives up and reports an issue that
+  /// names the sleepers still pending and when they are due (as the time since the clock
+  /// started). By default it resumes the sleepers pending when it starts, then at most 100,000
+  /// more, and spends at most half a second of real time on those more: each wake-up lets the
+  /// woken task run until it suspends again, which costs far more than a synchronous step, so
+  /// a count alone could take minutes. Pass `limit` to bound it by a number of wake-ups alone,
+  /// the same on every machine.
   ///
   /// ```swift
   /// model.stopTimerButtonTapped()
@@ -158,13 +171,15 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
     column: UInt = #column
   ) async {
     await timeline.run(
-      limit: limit, wakeUps: wakeUps,
+      limit: limit,
       at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
-  /// Runs every sleeper until none is left. The `timeout` is not used: Tempo's `run` is bounded
-  /// in steps, never in wall-clock time, so it cannot fail because a machine is slow.
-  @available(*, deprecated, message: "run is bounded in steps, not time; use run(limit:)")
+  /// Runs every sleeper until none is left. The `timeout` is not used: Tempo's `run` has its
+  /// own bounds (see ``run(limit:fileID:filePath:line:column:)``), which start counting real
+  /// time only once the sleepers pending at the start have run, so a slow machine cannot cut
+  /// short work that ends.
+  @available(*, deprecated, message: "run has its own bounds; use run() or run(limit:)")
   public func run(
     timeout _: Swift.Duration,
     fileID: StaticString = #fileID,
@@ -197,13 +212,21 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   }
 
   /// How many tasks are sleeping on this clock. - Complexity: O(1)
-  public var pendingSleeperCount: Int { timeline.pendingCount }
+  ///
+  /// On a shared timeline, only this clock's sleepers count; ``TestTimeline/pendingWorkCount``
+  /// counts every source's.
+  public var pendingWorkCount: Int { timeline.pendingCount }
 
   /// The instant the next sleeper wakes at, or `nil` if none is sleeping.
-  public var nextWakeUp: Instant? { timeline.nextDate }
+  public var nextDueTime: Instant? { timeline.nextDate }
 
   /// Reports an issue if any task is sleeping on this clock, naming when each wakes.
-  public func expectNoPendingSleepers(
+  ///
+  /// ```swift
+  /// model.stopTimerButtonTapped()
+  /// clock.expectNoPendingWork()
+  /// ```
+  public func expectNoPendingWork(
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
     line: UInt = #line,
@@ -213,6 +236,25 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
       noun: "sleeper",
       at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
+  }
+
+  /// How many tasks are sleeping on this clock; the older name of ``pendingWorkCount``.
+  @available(*, deprecated, renamed: "pendingWorkCount")
+  public var pendingSleeperCount: Int { pendingWorkCount }
+
+  /// The instant the next sleeper wakes at; the older name of ``nextDueTime``.
+  @available(*, deprecated, renamed: "nextDueTime")
+  public var nextWakeUp: Instant? { nextDueTime }
+
+  /// The older name of ``expectNoPendingWork(fileID:filePath:line:column:)``.
+  @available(*, deprecated, renamed: "expectNoPendingWork(fileID:filePath:line:column:)")
+  public func expectNoPendingSleepers(
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    expectNoPendingWork(fileID: fileID, filePath: filePath, line: line, column: column)
   }
 }
 
@@ -244,4 +286,16 @@ extension Clock where Self == TestClock<Swift.Duration> {
   /// let model = FeatureModel(clock: .test)
   /// ```
   public static var test: Self { TestClock() }
+}
+
+/// Writes an instant of a test clock as the time since `start`: in seconds for a clock of
+/// `Swift.Duration`, as its own duration type describes itself otherwise.
+private func describingSince<Duration>(
+  _ start: OffsetInstant<Duration>
+) -> (OffsetInstant<Duration>) -> String {
+  { instant in
+    let elapsed = start.duration(to: instant)
+    if let elapsed = elapsed as? Swift.Duration { return describeSeconds(elapsed) }
+    return "\(elapsed)"
+  }
 }

@@ -25,24 +25,52 @@ package import TempoCore
 /// the order it was scheduled, whichever source it was scheduled on; while any of it runs, each
 /// source's `now` is the shared time in its own type (a clock's instant offset, a dispatch
 /// time's uptime, a run loop's date — each counted from its own start); advancing any source
-/// advances all of them; `run()` always returns.
+/// advances all of them; `run()` always returns. The timeline keeps a source alive while it has
+/// pending work, so work scheduled on a source that the test no longer holds still runs.
+///
+/// It answers what is left with the same names as its sources: ``pendingWorkCount``,
+/// ``nextDueTime`` and ``expectNoPendingWork(fileID:filePath:line:column:)``.
 ///
 /// - Complexity: running an action is O(m + log n) for m sources and n pending actions.
 public final class TestTimeline: Sendable {
-  // Invariant: the only state is `shared`, which guards itself with a lock.
+  // Invariant: the only state is `shared`, which guards itself with a lock, and `owner`, which
+  // is immutable.
   package let shared = SharedTimeline()
+  private let owner: SharedTimeline.Owner
 
   /// Creates a timeline at time zero.
-  public init() {}
+  public init() {
+    owner = SharedTimeline.Owner(shared)
+  }
 
   /// The time since the timeline began.
   public var now: Duration { shared.now }
 
   /// How many actions and sleepers are waiting, on all sources. - Complexity: O(m)
-  public var pendingCount: Int { shared.pendingCount }
+  public var pendingWorkCount: Int { shared.pendingCount }
 
   /// When the next action or sleeper of any source is due, as time since the timeline began.
   public var nextDueTime: Duration? { shared.nextDate }
+
+  /// How many actions and sleepers are waiting; the older name of ``pendingWorkCount``.
+  @available(*, deprecated, renamed: "pendingWorkCount")
+  public var pendingCount: Int { pendingWorkCount }
+
+  /// Reports an issue if any source has work pending, naming how much and when it is due.
+  ///
+  /// ```swift
+  /// model.cancelButtonTapped()
+  /// time.expectNoPendingWork()
+  /// ```
+  public func expectNoPendingWork(
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    shared.expectNothingPending(
+      at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
 
   /// Moves time forward by `duration`, running everything due on every source in order.
   public func advance(
@@ -69,8 +97,40 @@ public final class TestTimeline: Sendable {
     await shared.drive(through: shared.target(advancingBy: duration, at: location), at: location)
   }
 
-  /// Runs everything pending on every source until nothing is left, within `limit` actions (by
-  /// default, what is pending now plus a million); reports what is left if it gives up.
+  /// Moves time forward to `instant` (a time since the timeline began), running everything due
+  /// on every source in order. An instant before `now` is reported, and only the work due now
+  /// runs.
+  public func advance(
+    to instant: Duration,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    shared.drive(through: shared.target(advancingTo: instant, at: location), at: location)
+  }
+
+  /// ``advance(to:fileID:filePath:line:column:)`` for async code: after each action or
+  /// sleeper, the work it released goes quiet before the next.
+  public func advance(
+    to instant: Duration,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    await shared.drive(through: shared.target(advancingTo: instant, at: location), at: location)
+  }
+
+  /// Runs everything pending on every source until nothing is left; reports what is left (as
+  /// times since the timeline began) if it gives up.
+  ///
+  /// Work that never runs out (a repeating timer, a task that sleeps in a loop) cannot be run
+  /// to the end. By default `run` performs what is pending when it starts, then at most 100,000
+  /// more actions, spending at most half a second of real time on those more; pass `limit` to
+  /// bound it by a number of actions alone, the same on every machine.
   public func run(
     limit: Int? = nil,
     fileID: StaticString = #fileID,
@@ -79,7 +139,7 @@ public final class TestTimeline: Sendable {
     column: UInt = #column
   ) {
     let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    shared.drive(through: nil, budget: shared.runBudget(limit: limit), at: location)
+    shared.drive(through: nil, budget: RunBudget(limit: limit), at: location)
   }
 
   /// ``run(limit:fileID:filePath:line:column:)`` for async code.
@@ -91,7 +151,7 @@ public final class TestTimeline: Sendable {
     column: UInt = #column
   ) async {
     let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    await shared.drive(through: nil, budget: shared.runBudget(limit: limit), at: location)
+    await shared.drive(through: nil, budget: RunBudget(limit: limit), at: location)
   }
 }
 

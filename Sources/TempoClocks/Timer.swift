@@ -9,8 +9,9 @@ extension Clock {
   /// }
   /// ```
   ///
-  /// Ticks are due at fixed instants (`start + interval`, `start + 2 × interval`, …), so a late
-  /// consumer never makes later ticks drift. The sequence ends when its task is cancelled. An
+  /// Ticks are due at fixed instants (`start + interval`, `start + 2 × interval`, …), each
+  /// computed from the start rather than from the previous tick, so neither a late consumer nor
+  /// the rounding of a floating-point duration type makes later ticks drift. The sequence ends when its task is cancelled. An
   /// interval of zero or less is reported as an issue and the sequence ends at once instead of
   /// spinning.
   public func timer(
@@ -50,12 +51,15 @@ public struct ClockTimer<C: Clock>: AsyncSequence, Sendable {
   /// Sleeps until each tick is due.
   public struct Iterator: AsyncIteratorProtocol {
     private let timer: ClockTimer
-    private var deadline: C.Instant?
+    /// When the timer started, or nil once it has ended.
+    private var start: C.Instant?
+    /// The number of the next tick: it is due at `start + ticks × interval`.
+    private var ticks = 1
 
     init(timer: ClockTimer) {
       self.timer = timer
       if timer.interval > .zero {
-        self.deadline = timer.clock.now.advanced(by: timer.interval)
+        self.start = timer.clock.now
       } else {
         timer.location.report(
           "A clock timer was asked to tick every \(timer.interval). The interval must be "
@@ -66,14 +70,15 @@ public struct ClockTimer<C: Clock>: AsyncSequence, Sendable {
 
     /// The instant of the next tick, or `nil` once the task is cancelled.
     public mutating func next() async -> C.Instant? {
-      guard let due = deadline else { return nil }
+      guard let start else { return nil }
+      let due = start.advanced(by: timer.interval * ticks)
       do {
         try await timer.clock.sleep(until: due, tolerance: timer.tolerance)
       } catch {
-        deadline = nil
+        self.start = nil
         return nil
       }
-      deadline = due.advanced(by: timer.interval)
+      ticks += 1
       return timer.clock.now
     }
   }

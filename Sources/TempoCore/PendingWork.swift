@@ -87,7 +87,7 @@ class PendingWork<Time: Comparable> {
 /// A drive makes its bound once, so taking each item compares it without converting the
 /// target date again, and without the generic `Optional` of a date type, whose metadata the
 /// runtime would look up on every call.
-struct DueBound {
+package struct DueBound {
   /// A keyed target, for keyed work.
   fileprivate var key: TimelineKey?
   /// A ``DateBox`` of the target, for work ordered by dates.

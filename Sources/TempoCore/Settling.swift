@@ -9,6 +9,10 @@
 /// in which executors take work rather than task priorities: each round sends a probe through
 /// the global executor and the main actor and waits for it to come back.
 package enum Settling {
+  /// Makes the current task settle by the heuristic, as on a runtime without executor hooks
+  /// (for Tempo's own tests of that path).
+  @TaskLocal package static var usesProbesOnly = false
+
   /// How many probe rounds the heuristic waits through.
   package static var rounds: Int { 20 }
 
@@ -50,6 +54,7 @@ package enum Settling {
   private static func executor(
     _ scope: ImplicitScope?, at location: SourceLocation
   ) -> TestExecutor? {
+    if usesProbesOnly { return nil }
     if let scope { return scope.executorForDriving(at: location) }
     if let scoped = TestExecutor.current, scoped.isOpen { return scoped }
     return nil
@@ -100,7 +105,7 @@ extension Settling {
   /// Called when an async advance or check is done settling: on a test executor, the caller
   /// goes back to running there (see ``TestExecutor/rejoin()``).
   package static func rejoin(scope: ImplicitScope? = nil) async {
-    if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+    if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *), !usesProbesOnly {
       let executor: TestExecutor?
       if let scoped = TestExecutor.current, scoped.isOpen {
         executor = scoped
@@ -122,8 +127,13 @@ package final class WakeUps: @unchecked Sendable {
   // Invariant: `lock` guards `count`.
   private let lock = Lock()
   private var count = 0
+  private var outstandingSeen = 0
 
   package init() {}
+
+  /// How many times a settle found a woken sleeper that had not run again yet, and so waited
+  /// for it. Tests read it to see that a drive waits for the wake-ups it made.
+  package var waits: Int { lock.withLock { outstandingSeen } }
 
   /// A sleeper is about to be resumed.
   package func willWake() { lock.withLock { count += 1 } }
@@ -135,5 +145,10 @@ package final class WakeUps: @unchecked Sendable {
   package func acknowledge() { lock.withLock { count -= 1 } }
 
   /// Whether a woken sleeper has not run again yet.
-  package var areOutstanding: Bool { lock.withLock { count > 0 } }
+  package var areOutstanding: Bool {
+    lock.withLock {
+      if count > 0 { outstandingSeen += 1 }
+      return count > 0
+    }
+  }
 }

@@ -7,16 +7,28 @@
 /// member it was scheduled on; every member's `now` is the shared time, in its own type, while
 /// any action runs.
 ///
+/// The group holds its members weakly, except while a member has pending work: then it keeps
+/// the member alive, so work is never lost because a test let go of the member that scheduled
+/// it. Once every ``Owner`` is gone (the test timeline and every front made on it), nothing can
+/// advance the group any more, and it lets go of them all.
+///
 /// - Complexity: running an action is O(m + log n) for m members and n pending actions.
 package final class SharedTimeline: @unchecked Sendable {
   package typealias Action = () -> Void
 
-  // Invariant: `lock` guards every `var`. No member's lock is taken while it is held, and no
-  // action runs while it is held.
+  // Invariant: `lock` guards every `var`. No member's lock is taken while it is held, no action
+  // runs while it is held, and no member is released while it is held.
   private let lock = Lock()
   private var members: [WeakMember] = []
   private var currentNow: Duration = .zero
   private var nextSequence: UInt64 = 0
+  /// The members kept alive because they have pending work.
+  private var held: [ObjectIdentifier: any SharedTimelineMember] = [:]
+  private var owners = 0
+  private var isAbandoned = false
+
+  /// The sleepers woken by any member's actions that have not run again yet.
+  package let wakeUps = WakeUps()
 
   private struct WeakMember {
     weak var member: (any SharedTimelineMember)?
@@ -47,6 +59,44 @@ package final class SharedTimeline: @unchecked Sendable {
     }
   }
 
+  /// Keeps `member` alive (`keep`) or stops keeping it; answers the reference to release after
+  /// the caller unlocks. A member calls this, under its own lock, when it gets its first
+  /// pending action or loses its last one.
+  package func hold(_ member: any SharedTimelineMember, _ keep: Bool) -> AnyObject? {
+    lock.withLock {
+      let id = ObjectIdentifier(member)
+      if keep {
+        if !isAbandoned { held[id] = member }
+        return nil
+      }
+      return held.removeValue(forKey: id)
+    }
+  }
+
+  /// Something that can still advance the group: the test timeline, or a front made on it.
+  /// While one is alive, the group keeps its members with pending work; when the last one
+  /// goes, it lets go of them.
+  package final class Owner: @unchecked Sendable {
+    // Invariant: immutable.
+    private let group: SharedTimeline
+
+    package init(_ group: SharedTimeline) {
+      self.group = group
+      group.lock.withLock { group.owners += 1 }
+    }
+
+    deinit {
+      let released = group.lock.withLock { () -> [ObjectIdentifier: any SharedTimelineMember] in
+        group.owners -= 1
+        guard group.owners == 0 else { return [:] }
+        group.isAbandoned = true
+        defer { group.held = [:] }
+        return group.held
+      }
+      withExtendedLifetime(released) {}
+    }
+  }
+
   private var liveMembers: [any SharedTimelineMember] {
     lock.withLock { members.compactMap(\.member) }
   }
@@ -57,22 +107,30 @@ package final class SharedTimeline: @unchecked Sendable {
   /// The shared date of the next action of any member, if any.
   package var nextDate: Duration? { next(through: nil)?.date }
 
-  /// The most actions a `run` that begins now performs before giving up.
-  package func runBudget(limit: Int?) -> Int {
-    limit ?? (pendingCount + Timeline<Int, Int>.runawayLimit)
-  }
-
   /// The shared time an advance by `stride` moves to; reports a negative stride.
   package func target(advancingBy stride: Duration, at location: SourceLocation) -> Duration {
     let now = self.now
     guard stride >= .zero else {
       location.report(
-        "The shared timeline was asked to advance by \(stride), but a stride must be zero or "
-          + "more: time cannot run backwards. It ran the work due now and stayed at \(now)."
+        "TestTimeline was asked to advance by \(stride), but a stride must be zero or more: "
+          + "time cannot run backwards. It ran the work due now and stayed at \(now)."
       )
       return now
     }
     return now + stride
+  }
+
+  /// The shared time an advance to `instant` moves to; reports an instant before `now`.
+  package func target(advancingTo instant: Duration, at location: SourceLocation) -> Duration {
+    let now = self.now
+    guard instant >= now else {
+      location.report(
+        "TestTimeline was asked to advance to \(instant), which is before its current time "
+          + "\(now). Time cannot run backwards: it ran the work due now and stayed at \(now)."
+      )
+      return now
+    }
+    return instant
   }
 
   /// The member whose action runs next, and its shared date: the earliest date, and at the
@@ -109,37 +167,36 @@ package final class SharedTimeline: @unchecked Sendable {
     for member in liveMembers { member.catchUp(toShared: moved) }
   }
 
-  /// Runs the actions due by `target` in order (all if nil), at most `budget` of them, then
-  /// moves to `target`; reports work left when the budget runs out.
-  package func drive(through target: Duration?, budget: Int = .max, at location: SourceLocation) {
-    let remaining = Settling.run(budget: budget) { takeNext(through: target, at: location) }
-    finishDriving(through: target, budget: budget, remaining: remaining, at: location)
+  /// Reports an issue if anything is pending on any member, naming how much and when it is
+  /// due (as the time since the shared start).
+  package func expectNothingPending(at location: SourceLocation) {
+    let (dates, count, now) = pendingDescription(first: 5)
+    guard count > 0 else { return }
+    location.report(
+      "TestTimeline has \(count) pending \(count == 1 ? "action or sleeper" : "actions or sleepers") "
+        + "on its sources, due at \(describeDates(dates, of: count)) (now is \(now))."
+    )
+  }
+}
+
+extension SharedTimeline: TimelineDriving {
+  package var driveName: String { "TestTimeline" }
+
+  package func dueBound(through target: Duration?) -> Duration? { target }
+
+  package func takeNext(dueBy bound: Duration?, at location: SourceLocation) -> Action? {
+    takeNext(through: bound, at: location)
   }
 
-  /// ``drive(through:budget:at:)`` for async code: lets the work each action released go
-  /// quiet before the next (see ``Settling``).
-  package func drive(
-    through target: Duration?, budget: Int = .max, at location: SourceLocation
-  ) async {
-    let remaining = await Settling.run(budget: budget, scope: scope, at: location) {
-      takeNext(through: target, at: location)
-    }
-    finishDriving(through: target, budget: budget, remaining: remaining, at: location)
-    await Settling.rejoin(scope: scope)
-  }
+  package func finishAdvance(at target: Duration) { catchUp(to: target) }
 
-  private func finishDriving(
-    through target: Duration?, budget: Int, remaining: Int, at location: SourceLocation
-  ) {
-    if let target { catchUp(to: target) }
-    if remaining == 0, pendingCount > 0 {
-      location.report(
-        "The shared timeline ran \(budget) actions and work is still pending (\(pendingCount) "
-          + "actions, the next at \(nextDate.map { "\($0)" } ?? "?")). A repeating action "
-          + "that is never cancelled never runs out: advance by a duration instead, or cancel "
-          + "it."
-      )
-    }
+  package func pendingDescription(first: Int) -> (dates: [String], count: Int, now: String) {
+    let members = liveMembers
+    let entries = members.flatMap { $0.pendingShared(first: first) }
+      .sorted { ($0.date, $0.sequence) < ($1.date, $1.sequence) }
+      .prefix(first)
+    let count = members.reduce(0) { $0 + $1.pendingCount }
+    return (entries.map { describeSeconds($0.date) }, count, describeSeconds(now))
   }
 }
 
@@ -147,6 +204,8 @@ package final class SharedTimeline: @unchecked Sendable {
 package protocol SharedTimelineMember: AnyObject, Sendable {
   /// The shared date and sequence number of the next pending action, if any.
   func nextShared() -> (date: Duration, sequence: UInt64)?
+  /// The shared dates and sequence numbers of the first `first` pending actions, in order.
+  func pendingShared(first: Int) -> [(date: Duration, sequence: UInt64)]
   /// Takes the first pending action, as its own `takeNext` would.
   func takeFirst(at location: SourceLocation) -> SharedTimeline.Action?
   /// Moves `now` to the shared date unless it is later already.

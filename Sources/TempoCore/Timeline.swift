@@ -6,12 +6,13 @@
 ///
 /// 1. `now` is set to an action's date before it runs; work scheduled while advancing that falls
 ///    due by the target runs in the same advance.
-/// 2. Ties run in scheduling order; a repeating action keeps its first sequence number.
+/// 2. Ties run in scheduling order; a repeating action keeps its first sequence number, and its
+///    k-th repeat is due at exactly `start + k × interval` (see ``TimelineGridStride``).
 /// 3. Time never runs backwards: work dated in the past runs at the current `now`; advancing to an
 ///    earlier instant reports an issue and still runs what is due now.
 /// 4. A repeating action whose interval is zero, negative or not a number is reported and runs
 ///    once; one whose interval is too small to move its date is reported and stops repeating.
-/// 5. `run` always returns: it stops after a bounded number of actions and reports what is left.
+/// 5. `run` always returns: it stops within a ``RunBudget`` and reports what is left.
 /// 6. All state, `now` included, is behind one lock; actions run outside it, so any thread may
 ///    schedule, cancel or advance, and an action may advance the timeline it runs on (the nested
 ///    advance runs the work due by its own target, then the outer one carries on).
@@ -28,16 +29,17 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
 {
   package typealias Action = () -> Void
 
-  /// The work `run` may do beyond what was pending when it began before it gives up.
-  package static var runawayLimit: Int { 1_000_000 }
-
   // Invariant: `lock` guards every stored `var` of this instance, `pending`, and the `action`
   // of every `Handle` it created. No user code (an action, or a closure's deinit) runs while it
   // is held. Since every access is under the lock, the runtime's exclusivity checks on these
   // variables are left out (`@exclusivity(unchecked)`): they cost more than the work itself.
   private let lock = Lock()
   private let advancedBy: (Time, Interval) -> Time
+  /// `interval × k`, when `Interval` is a ``TimelineGridStride``.
+  private let multiply: ((Interval, Int) -> Interval?)?
   private let name: String
+  /// How the runaway report writes a date (the fronts give the time since their start).
+  private let describe: (Time) -> String
   @exclusivity(unchecked) private var currentNow: Time
   private let pending = PendingWork<Time>.make(for: Time.self)
   @exclusivity(unchecked) private var nextSequence: UInt64 = 0
@@ -47,6 +49,14 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   private let sharing: Sharing?
   /// The test executor its async advances wait on when no `withTestExecutor` scope is open.
   package let scope: ImplicitScope
+  /// The shared time of `currentNow`, when sharing: a date type coarser than the shared time
+  /// (a `Date` near 1970) cannot say it exactly, so work due now is due at this shared time.
+  @exclusivity(unchecked) private var sharedNow: Duration = .zero
+  /// Whether the group keeps this timeline alive, as it does while it has pending work.
+  @exclusivity(unchecked) private var isHeld = false
+  /// The sleepers this timeline's actions woke that have not run again yet; a shared
+  /// timeline's members all count in the group's.
+  package let wakeUps: WakeUps
 
   private struct Sharing {
     let group: SharedTimeline
@@ -58,13 +68,22 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   ///
   /// - Parameters:
   ///   - name: How issues name the owner, for example `"TestScheduler"`.
+  ///   - describe: How the runaway report writes a date; by default, `"\(date)"`.
   ///   - advancedBy: Moves a date by an interval, the way the owner's time type does.
-  package init(now: Time, name: String, advancedBy: @escaping (Time, Interval) -> Time) {
+  package init(
+    now: Time,
+    name: String,
+    describe: ((Time) -> String)? = nil,
+    advancedBy: @escaping (Time, Interval) -> Time
+  ) {
     self.currentNow = now
     self.name = name
+    self.describe = describe ?? { "\($0)" }
     self.advancedBy = advancedBy
+    self.multiply = Self.gridMultiplier()
     self.sharing = nil
     self.scope = ImplicitScope(name: name)
+    self.wakeUps = WakeUps()
   }
 
   /// Creates a timeline that shares its time with the other members of `group`: it starts at
@@ -80,12 +99,41 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     toShared: @escaping (Time) -> Duration,
     fromShared: @escaping (Duration) -> Time
   ) {
-    self.currentNow = fromShared(group.now)
+    let now = group.now
+    self.currentNow = fromShared(now)
+    self.sharedNow = now
     self.name = name
+    self.describe = { describeSeconds(toShared($0)) }
     self.advancedBy = advancedBy
+    self.multiply = Self.gridMultiplier()
     self.sharing = Sharing(group: group, toShared: toShared, fromShared: fromShared)
     self.scope = group.scope
+    self.wakeUps = group.wakeUps
     group.join(self)
+  }
+
+  /// An owner of a shared timeline, for a front to hold (see ``SharedTimeline/Owner``); nil
+  /// for a lone timeline.
+  package func makeOwner() -> SharedTimeline.Owner? {
+    sharing.map { SharedTimeline.Owner($0.group) }
+  }
+
+  /// `interval × k` for an `Interval` that can be multiplied exactly.
+  private static func gridMultiplier() -> ((Interval, Int) -> Interval?)? {
+    guard let grid = Interval.self as? any TimelineGridStride.Type else { return nil }
+    return multiplier(grid)
+  }
+
+  private static func multiplier<Grid: TimelineGridStride>(
+    _: Grid.Type
+  ) -> (Interval, Int) -> Interval? {
+    // `Grid` is `Interval` (the caller found it by casting `Interval.self`), so these casts
+    // reinterpret a value as its own type; a checked cast would cost a runtime lookup per repeat.
+    { interval, count in
+      unsafeBitCast(interval, to: Grid.self).timelineMultiplied(by: count).map {
+        unsafeBitCast($0, to: Interval.self)
+      }
+    }
   }
 
   deinit {
@@ -121,9 +169,11 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// Schedules `action` to run once at `date` (or at `now`, if `date` is in the past).
   /// - Complexity: O(log n)
   package func schedule(after date: Time, at location: SourceLocation, _ action: @escaping Action) {
-    if let problem = lock.withLock({ insert(.once(action), after: date) }) {
-      report(problem, date: date, at: location)
+    let (problem, released) = lock.withLock { () -> (DateProblem?, AnyObject?) in
+      (insert(.once(action), after: date).problem, updateHold())
     }
+    withExtendedLifetime(released) {}
+    if let problem { report(problem, date: date, at: location) }
   }
 
   /// Schedules `action` to run at `date` and then, if `interval` is given, every `interval`
@@ -137,11 +187,13 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   ) -> Handle {
     let repeats = interval.map { $0 > .zero } ?? false
     let handle = Handle(timeline: self, interval: repeats ? interval : nil, action: action)
-    let problem = lock.withLock { () -> DateProblem? in
-      let problem = insert(.handle(handle), after: date)
+    let (problem, released) = lock.withLock { () -> (DateProblem?, AnyObject?) in
+      let (problem, due) = insert(.handle(handle), after: date)
+      handle.start = due
       if problem == .unrepresentable { handle.action = nil }
-      return problem
+      return (problem, updateHold())
     }
+    withExtendedLifetime(released) {}
     if let problem { report(problem, date: date, at: location) }
     if let interval, !repeats {
       location.report(
@@ -159,16 +211,28 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     case unrepresentable
   }
 
-  /// Puts `job` in the heap at `date`, or at `now` if `date` is past or invalid. A date that
-  /// compares as both before and after `now` cannot be ordered, so the job is left out.
-  /// Call with the lock held.
-  private func insert(_ job: TimelineJob, after date: Time) -> DateProblem? {
+  /// Puts `job` in the heap at `date`, or at `now` if `date` is past or invalid, and answers
+  /// the date it is due at. A date that compares as both before and after `now` cannot be
+  /// ordered, so the job is left out. Call with the lock held.
+  private func insert(_ job: TimelineJob, after date: Time) -> (problem: DateProblem?, due: Time) {
     let isLater = currentNow < date
-    if isLater, date < currentNow { return .unrepresentable }
+    if isLater, date < currentNow { return (.unrepresentable, currentNow) }
     let isValid = date == date
     let due = isLater && isValid ? date : currentNow
     pending.insert(job, at: due, sequence: takeSequence())
-    return isValid ? nil : .invalid
+    return (isValid ? nil : .invalid, due)
+  }
+
+  /// Tells the group whether to keep this timeline alive, when that changes: a member of a
+  /// shared timeline is kept while it has pending work, so that work is never lost because
+  /// the test let go of the member. Call with the lock held, and release the answer after
+  /// unlocking (it may be the last reference to this timeline).
+  private func updateHold() -> AnyObject? {
+    guard let sharing else { return nil }
+    let hasWork = pending.count > cancelledEntries
+    guard hasWork != isHeld else { return nil }
+    isHeld = hasWork
+    return sharing.group.hold(self, hasWork)
   }
 
   private func report(_ problem: DateProblem, date: Time, at location: SourceLocation) {
@@ -190,9 +254,14 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
 
   /// A pending action that can be cancelled.
   package final class Handle: TimelineHandle, @unchecked Sendable {
-    // Invariant: immutable after init; the inherited `action` is guarded by the timeline's lock.
+    // Invariant: `interval` and `timeline` are immutable after init; `start`, `repeats` and the
+    // inherited `action` are guarded by the timeline's lock.
     fileprivate let interval: Interval?
     private weak var timeline: Timeline?
+    /// The date of the first run; the k-th repeat is due at `start + k × interval`.
+    fileprivate var start: Time?
+    /// How many times the action has been re-armed.
+    fileprivate var rearmed = 0
 
     fileprivate init(timeline: Timeline, interval: Interval?, action: @escaping Action) {
       self.timeline = timeline
@@ -209,7 +278,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   }
 
   private func cancel(_ handle: Handle) {
-    let released: Action? = lock.withLock {
+    let released = lock.withLock { () -> (Action, AnyObject?)? in
       guard let action = handle.action else { return nil }
       handle.action = nil
       cancelledEntries += 1
@@ -217,7 +286,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
         pending.removeCancelled()
         cancelledEntries = 0
       }
-      return action
+      return (action, updateHold())
     }
     // The closure is released here, outside the lock: its captures' deinits are user code.
     withExtendedLifetime(released) {}
@@ -274,12 +343,13 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// sets `now` to its date and re-arms it if it repeats. The caller runs the action.
   /// - Complexity: O(log n)
   package func takeNext(through target: Time?, at location: SourceLocation) -> Action? {
-    takeNext(through: pending.bound(through: target), at: location)
+    takeNext(dueBy: pending.bound(through: target), at: location)
   }
 
   /// ``takeNext(through:at:)`` with the bound made once for a whole drive.
-  private func takeNext(through bound: DueBound, at location: SourceLocation) -> Action? {
+  package func takeNext(dueBy bound: DueBound, at location: SourceLocation) -> Action? {
     var problem: String?
+    var released: AnyObject?
     lock.lock()
     var date = currentNow
     var action: Action?
@@ -301,7 +371,9 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
       }
       if currentNow < date { currentNow = date }
     }
+    if sharing != nil { released = updateHold() }
     lock.unlock()
+    withExtendedLifetime(released) {}
     if let problem { location.report(problem) }
     return action
   }
@@ -311,7 +383,12 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// lock held.
   private func rearm(_ handle: Handle, from date: Time, sequence: UInt64) -> String? {
     guard let interval = handle.interval else { return nil }
-    let next = advancedBy(date, interval)
+    handle.rearmed += 1
+    // On the grid when the interval can be multiplied: adding it to the previous date again and
+    // again would add the date type's rounding at every repeat.
+    let next =
+      handle.start.flatMap { dateOfRepeat(handle.rearmed, from: $0, every: interval) }
+      ?? advancedBy(date, interval)
     guard date < next else {
       handle.action = nil
       return "\(name) could not repeat work every \(interval) after \(date): the interval is "
@@ -321,133 +398,120 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     return nil
   }
 
+  /// The date of the `count`-th repeat of an action first due at `start` and repeating every
+  /// `interval`: `start + count × interval`, or nil if `Interval` cannot be multiplied exactly
+  /// (then each repeat is the previous date plus `interval`) or the product does not fit.
+  package func dateOfRepeat(_ count: Int, from start: Time, every interval: Interval) -> Time? {
+    guard let multiply, let span = multiply(interval, count) else { return nil }
+    return advancedBy(start, span)
+  }
+
   /// Ends an advance: `now` becomes `target` unless it is already later.
-  private func finishAdvance(at target: Time) {
+  package func finishAdvance(at target: Time) {
     lock.withLock {
       if currentNow < target { currentNow = target }
     }
   }
 
-  /// Advances by `stride` (validated), running the work due on the way.
+  /// Advances by `stride` (validated), running the work due on the way: on this timeline, or
+  /// on every member of the shared timeline it belongs to.
   package func advance(by stride: Interval, at location: SourceLocation) {
-    drive(through: target(advancingBy: stride, at: location), at: location)
+    let target = target(advancingBy: stride, at: location)
+    if let sharing {
+      sharing.group.drive(through: sharedTarget(target, by: stride), at: location)
+    } else {
+      drive(through: target, at: location)
+    }
   }
 
   /// Advances to `instant` (validated), running the work due on the way.
   package func advance(to instant: Time, at location: SourceLocation) {
-    drive(through: target(advancingTo: instant, at: location), at: location)
+    let target = target(advancingTo: instant, at: location)
+    if let sharing {
+      sharing.group.drive(through: sharedTarget(target, by: nil), at: location)
+    } else {
+      drive(through: target, at: location)
+    }
   }
 
-  /// Runs pending work until none is left, within ``runBudget(limit:)``.
+  /// Runs pending work until none is left, within a ``RunBudget`` of `limit` actions (or the
+  /// default bounds if nil).
   package func run(limit: Int?, at location: SourceLocation) {
     if let sharing {
-      sharing.group.drive(
-        through: nil, budget: sharing.group.runBudget(limit: limit), at: location)
-      return
+      sharing.group.drive(through: nil, budget: RunBudget(limit: limit), at: location)
+    } else {
+      drive(through: nil, budget: RunBudget(limit: limit), at: location)
     }
-    drive(through: nil, budget: runBudget(limit: limit), at: location)
   }
 
   /// ``advance(by:at:)`` for async code, settling after each action.
-  package func advance(
-    by stride: Interval, wakeUps: WakeUps? = nil, at location: SourceLocation
-  ) async {
-    await drive(through: target(advancingBy: stride, at: location), wakeUps: wakeUps, at: location)
+  package func advance(by stride: Interval, at location: SourceLocation) async {
+    let target = target(advancingBy: stride, at: location)
+    if let sharing {
+      await sharing.group.drive(through: sharedTarget(target, by: stride), at: location)
+    } else {
+      await drive(through: target, at: location)
+    }
   }
 
   /// ``advance(to:at:)`` for async code, settling after each action.
-  package func advance(
-    to instant: Time, wakeUps: WakeUps? = nil, at location: SourceLocation
-  ) async {
-    await drive(through: target(advancingTo: instant, at: location), wakeUps: wakeUps, at: location)
+  package func advance(to instant: Time, at location: SourceLocation) async {
+    let target = target(advancingTo: instant, at: location)
+    if let sharing {
+      await sharing.group.drive(through: sharedTarget(target, by: nil), at: location)
+    } else {
+      await drive(through: target, at: location)
+    }
   }
 
   /// ``run(limit:at:)`` for async code, settling after each action.
-  package func run(limit: Int?, wakeUps: WakeUps? = nil, at location: SourceLocation) async {
+  package func run(limit: Int?, at location: SourceLocation) async {
     if let sharing {
-      await sharing.group.drive(
-        through: nil, budget: sharing.group.runBudget(limit: limit), at: location)
-      return
+      await sharing.group.drive(through: nil, budget: RunBudget(limit: limit), at: location)
+    } else {
+      await drive(through: nil, budget: RunBudget(limit: limit), at: location)
     }
-    await drive(through: nil, budget: runBudget(limit: limit), wakeUps: wakeUps, at: location)
   }
 
-  /// The most actions a `run` that begins now performs before giving up: `limit`, or by
-  /// default everything pending now plus ``runawayLimit`` more.
-  package func runBudget(limit: Int?) -> Int {
-    limit ?? (pendingCount + Self.runawayLimit)
-  }
-
-  /// Runs the actions due by `target` in order (all pending actions if `target` is nil), at
-  /// most `budget` of them, then sets `now` to `target`. Reports work left over when the budget
-  /// runs out.
-  package func drive(through target: Time?, budget: Int = .max, at location: SourceLocation) {
-    if let sharing {
-      sharing.group.drive(through: target.map(sharing.toShared), budget: budget, at: location)
-      return
+  /// The shared time a member's advance to `target` moves to. An advance that does not move
+  /// this member's `now` (a stride of zero, or one that was reported) keeps the shared time
+  /// exactly; an advance by `stride` moves the shared time by the stride, measured in shared
+  /// time, rather than by the difference of two coarse dates.
+  private func sharedTarget(_ target: Time, by stride: Interval?) -> Duration {
+    guard let sharing else { return .zero }
+    let base = sharing.group.now
+    guard now < target else { return base }
+    if let stride {
+      let origin = sharing.fromShared(.zero)
+      return base + (sharing.toShared(advancedBy(origin, stride)) - sharing.toShared(origin))
     }
-    let bound = pending.bound(through: target)
-    let remaining = Settling.run(budget: budget) { takeNext(through: bound, at: location) }
-    finishDriving(through: target, budget: budget, remaining: remaining, at: location)
+    return max(base, sharing.toShared(target))
   }
 
-  /// ``drive(through:budget:at:)`` for async code: after each action, and before the first,
-  /// it lets the work that the action made runnable go as far as it can (see ``Settling``).
-  package func drive(
-    through target: Time?,
-    budget: Int = .max,
-    wakeUps: WakeUps? = nil,
-    at location: SourceLocation
-  ) async {
-    if let sharing {
-      await sharing.group.drive(
-        through: target.map(sharing.toShared), budget: budget, at: location)
-      return
+  /// The dates of the first `first` pending actions in the order they will run, with their
+  /// sequence numbers, how many are pending in all, and `now`.
+  /// - Complexity: O(n + k log n) for n pending; for diagnostics.
+  private func pendingEntries(
+    first: Int
+  ) -> (entries: [(date: Time, sequence: UInt64)], count: Int, now: Time) {
+    lock.withLock {
+      let live = pending.copy()
+      var entries: [(Time, UInt64)] = []
+      var date = currentNow
+      while entries.count < first,
+        let (job, sequence) = live.removeFirst(dueBy: .everything, date: &date)
+      {
+        if !job.isCancelled { entries.append((date, sequence)) }
+      }
+      return (entries, pending.count - cancelledEntries, currentNow)
     }
-    let bound = pending.bound(through: target)
-    let remaining = await Settling.run(
-      budget: budget, wakeUps: wakeUps, scope: scope, at: location
-    ) {
-      takeNext(through: bound, at: location)
-    }
-    finishDriving(through: target, budget: budget, remaining: remaining, at: location)
-    await Settling.rejoin(scope: scope)
-  }
-
-  private func finishDriving(
-    through target: Time?,
-    budget: Int,
-    remaining: Int,
-    at location: SourceLocation
-  ) {
-    if let target { finishAdvance(at: target) }
-    if remaining == 0 { reportRunaway(budget: budget, at: location) }
-  }
-
-  /// Reports work still pending after `run` spent its budget of `budget` actions.
-  private func reportRunaway(budget: Int, at location: SourceLocation) {
-    let (dates, count, now) = pendingSummary(first: 5)
-    guard count > 0 else { return }
-    location.report(
-      "\(name) stopped running after \(budget) actions: \(count) still pending, due at "
-        + "\(Self.describe(dates, of: count)) (now is \(now)). Work that keeps rescheduling "
-        + "itself, like a repeating timer, never runs out; cancel it first, or advance to a "
-        + "specific time instead."
-    )
   }
 
   /// The dates of the first `first` pending actions in the order they will run, how many are
-  /// pending in all, and `now`. - Complexity: O(n log n); for diagnostics.
+  /// pending in all, and `now`. - Complexity: O(n + k log n); for diagnostics.
   package func pendingSummary(first: Int) -> (dates: [Time], count: Int, now: Time) {
-    lock.withLock {
-      let live = pending.copy()
-      var dates: [Time] = []
-      var date = currentNow
-      while dates.count < first, let (job, _) = live.removeFirst(dueBy: .everything, date: &date) {
-        if !job.isCancelled { dates.append(date) }
-      }
-      return (dates, pending.count - cancelledEntries, currentNow)
-    }
+    let (entries, count, now) = pendingEntries(first: first)
+    return (entries.map(\.date), count, now)
   }
 
   /// Reports an issue if anything is pending, naming how much and when it is due; `noun` names
@@ -463,8 +527,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
 
   /// "a, b, c and 7 more".
   package static func describe(_ dates: [Time], of count: Int) -> String {
-    let listed = dates.map { "\($0)" }.joined(separator: ", ")
-    return count > dates.count ? "\(listed) and \(count - dates.count) more" : listed
+    describeDates(dates.map { "\($0)" }, of: count)
   }
 
   // MARK: - Private
@@ -478,24 +541,53 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   private func dropCancelledTop() {
     cancelledEntries -= pending.removeCancelledFirst()
   }
+
+  /// The shared time of a pending date: work due now is due at the shared time of `now`, even
+  /// when this timeline's dates are too coarse to say it. Call with the lock held.
+  private func sharedDate(of date: Time, _ sharing: Sharing) -> Duration {
+    guard currentNow < date else { return sharedNow }
+    return max(sharing.toShared(date), sharedNow)
+  }
+}
+
+extension Timeline: TimelineDriving {
+  package var driveName: String { name }
+
+  package func dueBound(through target: Time?) -> DueBound {
+    pending.bound(through: target)
+  }
+
+  package func pendingDescription(first: Int) -> (dates: [String], count: Int, now: String) {
+    let (entries, count, now) = pendingEntries(first: first)
+    return (entries.map { describe($0.date) }, count, describe(now))
+  }
 }
 
 extension Timeline: SharedTimelineMember {
   package func nextShared() -> (date: Duration, sequence: UInt64)? {
     guard let sharing else { return nil }
-    let next: (Time, UInt64)? = lock.withLock {
+    return lock.withLock {
       dropCancelledTop()
-      return pending.first()
+      return pending.first().map { (sharedDate(of: $0.date, sharing), $0.sequence) }
     }
-    return next.map { (sharing.toShared($0.0), $0.1) }
+  }
+
+  package func pendingShared(first: Int) -> [(date: Duration, sequence: UInt64)] {
+    guard let sharing else { return [] }
+    let entries = pendingEntries(first: first).entries
+    return lock.withLock { entries.map { (sharedDate(of: $0.date, sharing), $0.sequence) } }
   }
 
   package func takeFirst(at location: SourceLocation) -> SharedTimeline.Action? {
-    takeNext(through: nil, at: location)
+    takeNext(dueBy: .everything, at: location)
   }
 
   package func catchUp(toShared date: Duration) {
     guard let sharing else { return }
-    finishAdvance(at: sharing.fromShared(date))
+    let moved = sharing.fromShared(date)
+    lock.withLock {
+      if currentNow < moved { currentNow = moved }
+      if sharedNow < date { sharedNow = date }
+    }
   }
 }

@@ -28,14 +28,16 @@ import TempoCore
 ///    the place of its first scheduling.
 /// 3. Time never runs backwards: work dated in the past runs at the current `now`, and advancing
 ///    to an earlier instant reports an issue and runs only what is due now.
-/// 4. A repeating action with an interval of zero or less is reported and runs once.
+/// 4. A repeating action with an interval of zero or less is reported and runs once. The repeats
+///    of any other land on its grid: the k-th is due at exactly `start + k × interval`, so no
+///    rounding builds up, however many there are.
 /// 5. `run()` always returns: work that never runs out is
 ///    stopped after a bound, with an issue naming what is still pending.
 /// 6. Any thread may schedule or cancel while another advances. Actions run outside the
 ///    scheduler's lock; an action that advances the scheduler runs the work due by its own
 ///    target right there, and the outer advance then carries on.
-/// 7. ``pendingActionCount``, ``nextActionDate`` and `expectNoPendingActions()` tell a test what
-///    is left.
+/// 7. ``pendingWorkCount``, ``nextDueTime`` and ``expectNoPendingWork(fileID:filePath:line:column:)``
+///    tell a test what is left, with the same names on `TestClock` and `TestTimeline`.
 ///
 /// Issues are reported with IssueReporting, so they fail XCTest and Swift Testing tests alike.
 /// Issues raised from a `schedule` call (which cannot carry a source location) point at the
@@ -49,6 +51,8 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
   // `creation` is immutable.
   private let timeline: Timeline<SchedulerTimeType, SchedulerTimeType.Stride>
   private let creation: SourceLocation
+  /// Keeps a shared timeline's pending work alive while this scheduler is (nil when lone).
+  private let owner: SharedTimeline.Owner?
 
   /// The minimum tolerance of the scheduler: always zero, since a test scheduler runs work at
   /// exactly its date.
@@ -74,8 +78,11 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     line: UInt = #line,
     column: UInt = #column
   ) {
-    self.timeline = Timeline(now: now, name: "TestScheduler") { $0.advanced(by: $1) }
+    self.timeline = Timeline(
+      now: now, name: "TestScheduler", describe: describingSince(now),
+      advancedBy: { $0.advanced(by: $1) })
     self.creation = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    self.owner = nil
   }
 
   /// Creates a test scheduler on a timeline made elsewhere (a shared one).
@@ -84,6 +91,7 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
   ) {
     self.timeline = timeline
     self.creation = creation
+    self.owner = timeline.makeOwner()
   }
 
   // MARK: - Advancing
@@ -153,8 +161,12 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
   /// Runs scheduled work until none is left, moving time to each action's date.
   ///
   /// Work that never runs out (a repeating timer nobody cancels) cannot be run to the end, so
-  /// `run` gives up after `limit` actions (by default, what is pending when it starts plus one
-  /// million) and reports an issue naming how much is pending and when the next is due.
+  /// `run` gives up and reports an issue naming how much is pending and when it is due (as the
+  /// time since the scheduler started). By default it performs what is pending when it starts,
+  /// then at most 100,000 more actions, spending at most half a second of real time on those
+  /// more (the async form lets the work of every action go quiet, which costs far more than a
+  /// synchronous step). Pass `limit` to bound it by a number of actions alone, the same on
+  /// every machine.
   ///
   /// - Complexity: O(k log n) for k actions run and n pending.
   public func run(
@@ -185,18 +197,18 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
 
   /// How many actions are scheduled and not yet run (cancelled ones excluded).
   /// A repeating action counts once. - Complexity: O(1)
-  public var pendingActionCount: Int { timeline.pendingCount }
+  public var pendingWorkCount: Int { timeline.pendingCount }
 
   /// The date of the next action that will run, or `nil` if nothing is pending.
-  public var nextActionDate: SchedulerTimeType? { timeline.nextDate }
+  public var nextDueTime: SchedulerTimeType? { timeline.nextDate }
 
   /// Reports an issue if any work is still scheduled, naming how much and when it is due.
   ///
   /// ```swift
   /// model.cancelButtonTapped()
-  /// scheduler.expectNoPendingActions()
+  /// scheduler.expectNoPendingWork()
   /// ```
-  public func expectNoPendingActions(
+  public func expectNoPendingWork(
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
     line: UInt = #line,
@@ -206,6 +218,25 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
       noun: "action",
       at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
+  }
+
+  /// How many actions are scheduled; the older name of ``pendingWorkCount``.
+  @available(*, deprecated, renamed: "pendingWorkCount")
+  public var pendingActionCount: Int { pendingWorkCount }
+
+  /// The date of the next action; the older name of ``nextDueTime``.
+  @available(*, deprecated, renamed: "nextDueTime")
+  public var nextActionDate: SchedulerTimeType? { nextDueTime }
+
+  /// The older name of ``expectNoPendingWork(fileID:filePath:line:column:)``.
+  @available(*, deprecated, renamed: "expectNoPendingWork(fileID:filePath:line:column:)")
+  public func expectNoPendingActions(
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    expectNoPendingWork(fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
   // MARK: - Scheduler
@@ -306,5 +337,16 @@ extension TestScheduler where SchedulerTimeType: _TempoEpochTime {
       ),
       creation: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
+  }
+}
+
+/// Writes a date of a test scheduler as the time since `start`, in seconds, when its time type
+/// measures from an epoch (Dispatch, run-loop and operation-queue time); as itself otherwise.
+private func describingSince<Time>(_ start: Time) -> (Time) -> String {
+  guard let start = start as? any _TempoEpochTime else { return { "\($0)" } }
+  let origin = start._tempoElapsed
+  return { date in
+    guard let date = date as? any _TempoEpochTime else { return "\(date)" }
+    return describeSeconds(date._tempoElapsed - origin)
   }
 }

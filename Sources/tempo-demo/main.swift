@@ -85,7 +85,7 @@ await clock.advance(by: .seconds(10))
 _ = try? await welcome.value
 await timer.value
 for line in log.lines { print(line) }
-print("\(clock.now)  nothing pending: \(clock.pendingSleeperCount == 0)")
+print("\(clock.now)  nothing pending: \(clock.pendingWorkCount == 0)")
 
 // 5. One timeline for a main queue, a run loop and a clock, advanced once, inside a test
 //    executor so the advance waits for the async work by construction.

@@ -22,7 +22,7 @@ import Testing
         }
       }
     }
-    await waitUntil { clock.pendingSleeperCount == count }
+    await waitUntil { clock.pendingWorkCount == count }
     let canceller = Task.detached {
       for (index, sleeper) in sleepers.enumerated() where index % 3 == 0 {
         sleeper.cancel()
@@ -46,6 +46,6 @@ import Testing
     }
     #expect(resumed + cancelled == count)
     #expect(resumed >= count - count / 3 - 1)
-    #expect(clock.pendingSleeperCount == 0)
+    #expect(clock.pendingWorkCount == 0)
   }
 }

@@ -10,10 +10,10 @@ import Testing
       try await clock.sleep(for: .seconds(3))
       return clock.now
     }
-    await waitUntil { clock.pendingSleeperCount == 1 }
+    await waitUntil { clock.pendingWorkCount == 1 }
     await clock.advance(by: .seconds(2))
-    #expect(clock.pendingSleeperCount == 1)
-    #expect(clock.nextWakeUp == .init(offset: .seconds(3)))
+    #expect(clock.pendingWorkCount == 1)
+    #expect(clock.nextDueTime == .init(offset: .seconds(3)))
     await clock.advance(by: .seconds(2))
     #expect(try await task.value == .init(offset: .seconds(3)))
     #expect(clock.now == .init(offset: .seconds(4)))
@@ -26,7 +26,7 @@ import Testing
     try await clock.sleep(until: .init(offset: .seconds(1)))
     try await clock.sleep(for: .seconds(-5))
     #expect(clock.now == .init(offset: .seconds(10)))
-    #expect(clock.pendingSleeperCount == 0)
+    #expect(clock.pendingWorkCount == 0)
   }
 
   @Test func sleepersDueAtTheSameInstantResumeInTheOrderTheySlept() async {
@@ -38,7 +38,7 @@ import Testing
         log.append(index)
       }
       // Each sleeper is asleep before the next task starts.
-      await waitUntil { clock.pendingSleeperCount == index + 1 }
+      await waitUntil { clock.pendingWorkCount == index + 1 }
     }
     await clock.advance(by: .seconds(1))
     #expect(log.values == Array(0..<20))
@@ -47,10 +47,10 @@ import Testing
   @Test func aCancelledSleeperThrowsAtOnceAndLeavesNothingPending() async {
     let clock = TestClock()
     let task = Task { try await clock.sleep(for: .seconds(1)) }
-    await waitUntil { clock.pendingSleeperCount == 1 }
+    await waitUntil { clock.pendingWorkCount == 1 }
     task.cancel()
     await #expect(throws: CancellationError.self) { try await task.value }
-    #expect(clock.pendingSleeperCount == 0)
+    #expect(clock.pendingWorkCount == 0)
     try? await clock.checkSuspension()
   }
 
@@ -61,7 +61,7 @@ import Testing
       try await clock.sleep(for: .seconds(1))
     }
     await #expect(throws: CancellationError.self) { try await task.value }
-    #expect(clock.pendingSleeperCount == 0)
+    #expect(clock.pendingWorkCount == 0)
   }
 
   @Test func advancingToAnEarlierInstantIsReportedAndKeepsTheTime() async {
@@ -86,7 +86,7 @@ import Testing
         ticks.append(count)
       }
     }
-    await waitUntil { clock.pendingSleeperCount == 1 }
+    await waitUntil { clock.pendingWorkCount == 1 }
     await expectIssues("stopped running after 3 actions: 1 still pending, due at 4.0 seconds") {
       await clock.run(limit: 3)
     }
@@ -99,14 +99,14 @@ import Testing
     let clock = TestClock()
     try await clock.checkSuspension()
     let task = Task { try await clock.sleep(for: .seconds(7)) }
-    await waitUntil { clock.pendingSleeperCount == 1 }
+    await waitUntil { clock.pendingWorkCount == 1 }
     await #expect(throws: SuspensionError.self) { try await clock.checkSuspension() }
     expectIssues("TestClock has 1 pending sleeper, due at 7.0 seconds") {
-      clock.expectNoPendingSleepers()
+      clock.expectNoPendingWork()
     }
     await clock.run()
     try await task.value
-    clock.expectNoPendingSleepers()
+    clock.expectNoPendingWork()
   }
 
   @Test func theStaticFactoriesMakeFreshClocks() async throws {
@@ -182,7 +182,7 @@ import Testing
     expectIssues("Unimplemented: wrapped.now") {
       _ = clock.now
     }
-    #expect(base.pendingSleeperCount == 0)
+    #expect(base.pendingWorkCount == 0)
   }
 }
 
@@ -193,9 +193,9 @@ import Testing
     #expect(clock.now.duration(to: clock.now) == .zero)
     let start = clock.now
     let task = Task { try await clock.sleep(until: start.advanced(by: .seconds(2))) }
-    await waitUntil { test.pendingSleeperCount == 1 }
+    await waitUntil { test.pendingWorkCount == 1 }
     await test.advance(by: .seconds(1))
-    #expect(test.pendingSleeperCount == 1)
+    #expect(test.pendingWorkCount == 1)
     await test.advance(by: .seconds(1))
     try await task.value
     #expect(start.duration(to: clock.now) == .seconds(2))
@@ -212,13 +212,13 @@ import Testing
         ticks.append(instant.offset)
       }
     }
-    await waitUntil { clock.pendingSleeperCount == 1 }
+    await waitUntil { clock.pendingWorkCount == 1 }
     await clock.advance(by: .seconds(1))
     #expect(
       ticks.values == [.milliseconds(250), .milliseconds(500), .milliseconds(750), .seconds(1)])
     task.cancel()
     await task.value
-    #expect(clock.pendingSleeperCount == 0)
+    #expect(clock.pendingWorkCount == 0)
   }
 
   @Test func aTimerWithoutAPositiveIntervalIsReportedAndEnds() async {

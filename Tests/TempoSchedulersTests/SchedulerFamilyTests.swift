@@ -174,7 +174,7 @@ import Testing
     #expect(log.suffix(6) == ["before", "later", "after", "before", "tick", "after"])
     #expect(wrapped.now == scheduler.now)
     timer.cancel()
-    #expect(scheduler.pendingActionCount == 0)
+    #expect(scheduler.pendingWorkCount == 0)
   }
 }
 

@@ -79,14 +79,14 @@ final class SourceCompatibilityTests: XCTestCase {
     _ = stream
     timer.cancel()
     other.cancel()
-    let base = scheduler.pendingActionCount  // the stream's ticks
+    let base = scheduler.pendingWorkCount  // the stream's ticks
     let sleeper = Task {
       try await scheduler.sleep(for: .seconds(1), tolerance: .zero, options: nil)
       try await scheduler.sleep(until: scheduler.now.advanced(by: 1))
     }
-    await waitUntil { scheduler.pendingActionCount == base + 1 }
+    await waitUntil { scheduler.pendingWorkCount == base + 1 }
     await scheduler.advance(by: 1)
-    await waitUntil { scheduler.pendingActionCount == base + 1 }
+    await waitUntil { scheduler.pendingWorkCount == base + 1 }
     await scheduler.advance(by: 1)
     try await sleeper.value
   }

@@ -2,6 +2,7 @@ import Foundation
 import TempoTestHelpers
 import Testing
 
+@testable import TempoCore
 @testable import TempoSchedulers
 
 /// One test (or more) per rule of the virtual timeline, in the order the documentation gives them.
@@ -31,7 +32,7 @@ import Testing
     }
     scheduler.advance(by: 2)
     #expect(log == ["first", "second"])
-    #expect(scheduler.pendingActionCount == 1)
+    #expect(scheduler.pendingWorkCount == 1)
   }
 
   // MARK: Rule 2: ties run in scheduling order
@@ -69,7 +70,7 @@ import Testing
     scheduler.schedule(after: scheduler.now.advanced(by: -5)) {
       ranAt = scheduler.now.dispatchTime.uptimeNanoseconds
     }
-    #expect(scheduler.nextActionDate == scheduler.now)
+    #expect(scheduler.nextDueTime == scheduler.now)
     scheduler.advance()
     #expect(ranAt == 10_000_000_001)
   }
@@ -135,7 +136,7 @@ import Testing
     expectIssues("cannot order against the current time") {
       scheduler.schedule(after: scheduler.now.advanced(by: .nanoseconds(.max))) { ran = true }
     }
-    #expect(scheduler.pendingActionCount == 0)
+    #expect(scheduler.pendingWorkCount == 0)
     scheduler.advance(by: .seconds(1_000_000))
     #expect(!ran)
   }
@@ -164,7 +165,7 @@ import Testing
     }
     scheduler.advance(by: 100)
     #expect(count == 1)
-    #expect(scheduler.pendingActionCount == 0)
+    #expect(scheduler.pendingWorkCount == 0)
     timer?.cancel()
   }
 
@@ -189,7 +190,7 @@ import Testing
       scheduler.advance(by: 1)
     }
     #expect(count == 1)
-    #expect(scheduler.pendingActionCount == 0)
+    #expect(scheduler.pendingWorkCount == 0)
     timer?.cancel()
   }
 
@@ -206,7 +207,7 @@ import Testing
     scheduler.run()
     #expect(log == [1, 5, 1_000_000])
     #expect(scheduler.now.dispatchTime.uptimeNanoseconds == 1_000_000_000_000_001)
-    #expect(scheduler.pendingActionCount == 0)
+    #expect(scheduler.pendingWorkCount == 0)
   }
 
   @Test func runStopsEndlessWorkAndSaysWhatIsPending() {
@@ -224,10 +225,10 @@ import Testing
     let scheduler = DispatchQueue.test
     var count = 0
     let timer = scheduler.schedule(after: scheduler.now, interval: 1) { count += 1 }
-    expectIssues("1 still pending") {
-      scheduler.run()
+    expectIssues("1 still pending, due at") {
+      RunBudget.$realTimeLimit.withValue(.milliseconds(50)) { scheduler.run() }
     }
-    #expect(count == 1_000_001)
+    #expect(count > 1)
     timer.cancel()
   }
 
@@ -290,27 +291,27 @@ import Testing
       let expected = id % 1_000 % 4 == 0 ? 0...1 : 1...1
       #expect(expected.contains(counts.count(id)), "action \(id) ran \(counts.count(id)) times")
     }
-    #expect(scheduler.pendingActionCount == 0)
+    #expect(scheduler.pendingWorkCount == 0)
   }
 
   // MARK: Rule 7: inspecting what is left
 
   @Test func pendingWorkCanBeInspected() {
     let scheduler = DispatchQueue.test
-    #expect(scheduler.pendingActionCount == 0)
-    #expect(scheduler.nextActionDate == nil)
+    #expect(scheduler.pendingWorkCount == 0)
+    #expect(scheduler.nextDueTime == nil)
     scheduler.schedule(after: scheduler.now.advanced(by: 3)) {}
     let timer = scheduler.schedule(after: scheduler.now.advanced(by: 2), interval: 1) {}
-    #expect(scheduler.pendingActionCount == 2)
-    #expect(scheduler.nextActionDate == scheduler.now.advanced(by: 2))
+    #expect(scheduler.pendingWorkCount == 2)
+    #expect(scheduler.nextDueTime == scheduler.now.advanced(by: 2))
     expectIssues("2 pending actions, due at") {
-      scheduler.expectNoPendingActions()
+      scheduler.expectNoPendingWork()
     }
     timer.cancel()
-    #expect(scheduler.pendingActionCount == 1)
-    #expect(scheduler.nextActionDate == scheduler.now.advanced(by: 3))
+    #expect(scheduler.pendingWorkCount == 1)
+    #expect(scheduler.nextDueTime == scheduler.now.advanced(by: 3))
     scheduler.advance(by: 3)
-    scheduler.expectNoPendingActions()
+    scheduler.expectNoPendingWork()
   }
 
   // MARK: Starting points and memory
@@ -348,11 +349,11 @@ import Testing
       }
     }
     for timer in timers.dropFirst() { timer.cancel() }
-    #expect(scheduler.pendingActionCount == 1)
+    #expect(scheduler.pendingWorkCount == 1)
     scheduler.advance(by: 10)
     #expect(ran == 11)
     timers[0].cancel()
-    #expect(scheduler.pendingActionCount == 0)
+    #expect(scheduler.pendingWorkCount == 0)
   }
 }
 

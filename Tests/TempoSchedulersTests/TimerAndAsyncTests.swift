@@ -21,7 +21,7 @@ import Testing
     connection.cancel()
     scheduler.advance(by: 10)
     #expect(ticks == [12, 14])
-    #expect(scheduler.pendingActionCount == 0)
+    #expect(scheduler.pendingWorkCount == 0)
     _ = subscription
   }
 
@@ -72,40 +72,40 @@ import Testing
       try await scheduler.sleep(for: .seconds(5))
       return scheduler.now.dispatchTime.uptimeNanoseconds
     }
-    await waitUntil { scheduler.pendingActionCount == 1 }
+    await waitUntil { scheduler.pendingWorkCount == 1 }
     await scheduler.advance(by: .seconds(4))
-    #expect(scheduler.pendingActionCount == 1)
+    #expect(scheduler.pendingWorkCount == 1)
     await scheduler.advance(by: .seconds(1))
     #expect(try await task.value == 5_000_000_001)
-    #expect(scheduler.pendingActionCount == 0)
+    #expect(scheduler.pendingWorkCount == 0)
   }
 
   @Test func sleepForZeroResumesOnTheNextAdvanceAndDoesNotRepeat() async throws {
     let scheduler = DispatchQueue.test
     let task = Task { try await scheduler.sleep(for: .zero) }
-    await waitUntil { scheduler.pendingActionCount == 1 }
+    await waitUntil { scheduler.pendingWorkCount == 1 }
     await scheduler.advance()
     try await task.value
-    #expect(scheduler.pendingActionCount == 0)
+    #expect(scheduler.pendingWorkCount == 0)
   }
 
   @Test func sleepUntilAPastDeadlineResumesOnTheNextAdvance() async throws {
     let scheduler = DispatchQueue.test
     await scheduler.advance(by: 10)
     let task = Task { try await scheduler.sleep(until: .init(.init(uptimeNanoseconds: 5))) }
-    await waitUntil { scheduler.pendingActionCount == 1 }
+    await waitUntil { scheduler.pendingWorkCount == 1 }
     await scheduler.advance()
     try await task.value
-    #expect(scheduler.pendingActionCount == 0)
+    #expect(scheduler.pendingWorkCount == 0)
   }
 
   @Test func cancellingASleepThrowsAtOnceAndLeavesNothingPending() async {
     let scheduler = DispatchQueue.test
     let task = Task { try await scheduler.sleep(for: .seconds(5)) }
-    await waitUntil { scheduler.pendingActionCount == 1 }
+    await waitUntil { scheduler.pendingWorkCount == 1 }
     task.cancel()
     await #expect(throws: CancellationError.self) { try await task.value }
-    #expect(scheduler.pendingActionCount == 0)
+    #expect(scheduler.pendingWorkCount == 0)
   }
 
   @Test func sleepingInAnAlreadyCancelledTaskThrows() async {
@@ -115,7 +115,7 @@ import Testing
       try await scheduler.sleep(for: .seconds(1))
     }
     await #expect(throws: CancellationError.self) { try await task.value }
-    #expect(scheduler.pendingActionCount == 0)
+    #expect(scheduler.pendingWorkCount == 0)
   }
 
   @Test func theAsyncTimerTicksEveryIntervalAndStopsWithItsIteration() async {
@@ -128,10 +128,10 @@ import Testing
       }
       return ticks
     }
-    await waitUntil { scheduler.pendingActionCount == 1 }
+    await waitUntil { scheduler.pendingWorkCount == 1 }
     await scheduler.advance(by: .seconds(3))
     #expect(await task.value == [1_000_000_001, 2_000_000_001, 3_000_000_001])
-    #expect(scheduler.pendingActionCount == 0)
+    #expect(scheduler.pendingWorkCount == 0)
   }
 
   @Test func measureReadsTheSchedulersClock() {

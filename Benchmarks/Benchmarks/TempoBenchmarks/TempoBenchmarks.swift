@@ -16,7 +16,7 @@ let benchmarks: @Sendable () -> Void = {
       make: { TestClock() },
       advance: { await $0.advance(by: $1) },
       settle: { clock, count in
-        while clock.pendingSleeperCount < count { await Task.yield() }
+        while clock.pendingWorkCount < count { await Task.yield() }
       },
       scope: scope
     )

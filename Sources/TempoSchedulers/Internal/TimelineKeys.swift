@@ -32,3 +32,25 @@ extension OperationQueue.SchedulerTimeType: TimelineKeyed {
     self.init(Date(timeIntervalSinceReferenceDate: timelineKey.double))
   }
 }
+
+// The strides of those time types, multiplied exactly so that a repeating action's k-th repeat
+// is due at `start + k × interval` (see `TimelineGridStride`).
+
+extension DispatchQueue.SchedulerTimeType.Stride: TimelineGridStride {
+  package func timelineMultiplied(by count: Int) -> Self? {
+    let (nanoseconds, overflow) = magnitude.multipliedReportingOverflow(by: count)
+    return overflow ? nil : .nanoseconds(nanoseconds)
+  }
+}
+
+extension RunLoop.SchedulerTimeType.Stride: TimelineGridStride {
+  package func timelineMultiplied(by count: Int) -> Self? {
+    Self(magnitude * Double(count))
+  }
+}
+
+extension OperationQueue.SchedulerTimeType.Stride: TimelineGridStride {
+  package func timelineMultiplied(by count: Int) -> Self? {
+    Self(magnitude * Double(count))
+  }
+}

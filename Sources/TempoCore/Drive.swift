@@ -1,0 +1,199 @@
+/// What a `run` may spend before it stops and reports work that never runs out.
+///
+/// A `run` cannot tell work that ends from work that never does (a repeating timer nobody
+/// cancels, a task that sleeps in a loop until it is cancelled), so it is bounded twice:
+///
+/// - **In actions.** It performs what was pending when it began, plus ``extraActions`` more.
+///   For synchronous work in an optimized build an action costs well under a microsecond, so
+///   this bound trips first: a runaway timer is reported after a fraction of a second, at the
+///   same step every time. (A debug build of Tempo takes a few microseconds per action, and the
+///   real-time bound below may trip first.)
+/// - **In real time, beyond the work that was pending when it began.** Each step of an async
+///   `run` lets the work it released go quiet, which costs from tens of microseconds (in a test
+///   executor) to milliseconds (outside one, where settling takes several rounds through the
+///   global executor and the main actor). A hundred thousand such steps could take minutes, so
+///   once a run has performed everything that was pending when it began, it also stops after
+///   ``realTimeLimit`` (half a second) of real time spent on the rest. The clock only starts
+///   after the initial work, so a large but finite amount of pending work is never cut short
+///   because a machine is slow.
+///
+/// An explicit limit (`run(limit:)`) is a plain count of actions, with no clock: a test that
+/// knows how much work it expects gets the same answer on every machine.
+package struct RunBudget: Sendable {
+  /// The actions a default `run` performs beyond those pending when it began. A task-local so
+  /// that Tempo's own tests can shorten it.
+  @TaskLocal package static var extraActions = 100_000
+
+  /// The real time a default `run` spends on actions beyond those pending when it began.
+  /// A task-local so that Tempo's own tests can shorten it.
+  @TaskLocal package static var realTimeLimit: Duration = .milliseconds(500)
+
+  /// An explicit number of actions, or `nil` for the default bounds.
+  let limit: Int?
+
+  /// A budget of `limit` actions, or the default bounds if `limit` is nil.
+  package init(limit: Int?) {
+    self.limit = limit
+  }
+}
+
+/// Counts one drive's steps against its budget.
+struct RunMeter {
+  private let maxSteps: Int
+  private let initial: Int
+  private let timeLimit: Duration?
+  private var deadline: ContinuousClock.Instant?
+  /// The actions allowed so far.
+  private(set) var steps = 0
+  /// Whether the drive stopped because the budget was spent (in actions or in time).
+  private(set) var isSpent = false
+  /// Whether it was the real-time guard that stopped it.
+  private(set) var ranOutOfTime = false
+
+  /// A meter for `budget` (no bound if nil), with `pending` actions pending at the start.
+  init(budget: RunBudget?, pending: Int) {
+    initial = pending
+    switch budget?.limit {
+    case .some(let limit):
+      maxSteps = max(limit, 0)
+      timeLimit = nil
+    case .none where budget != nil:
+      let (sum, overflow) = pending.addingReportingOverflow(RunBudget.extraActions)
+      maxSteps = overflow ? .max : sum
+      timeLimit = RunBudget.realTimeLimit
+    case .none:
+      maxSteps = .max
+      timeLimit = nil
+    }
+  }
+
+  /// Whether the drive may take one more action; counts it if so.
+  mutating func allowsStep() -> Bool {
+    guard steps < maxSteps else {
+      isSpent = true
+      return false
+    }
+    if let timeLimit, steps >= initial {
+      // The clock starts with the first action beyond the initial ones; it is read every 16
+      // actions, which keeps its cost out of cheap synchronous steps.
+      if let deadline {
+        if steps & 15 == 0, ContinuousClock.now >= deadline {
+          isSpent = true
+          ranOutOfTime = true
+          return false
+        }
+      } else {
+        deadline = ContinuousClock.now.advanced(by: timeLimit)
+      }
+    }
+    steps += 1
+    return true
+  }
+}
+
+/// What a drive takes its actions from: a lone ``Timeline``, or a ``SharedTimeline`` that
+/// takes them from all its members in one order.
+///
+/// Both go through the one drive below, synchronous or async, so the two cannot drift apart:
+/// the same loop, the same wake-up accounting, the same budget and the same report.
+package protocol TimelineDriving: AnyObject {
+  /// The instant a drive moves to.
+  associatedtype Target
+  /// A target made once for a whole drive.
+  associatedtype Bound
+
+  /// How issues name the timeline, for example `"TestScheduler"`.
+  var driveName: String { get }
+  /// The sleepers woken by this timeline's actions that have not run again yet.
+  var wakeUps: WakeUps { get }
+  /// The test executor its async drives wait on when no `withTestExecutor` scope is open.
+  var scope: ImplicitScope { get }
+  /// How many actions are waiting.
+  var pendingCount: Int { get }
+  /// The bound of a drive through `target` (through everything if nil).
+  func dueBound(through target: Target?) -> Bound
+  /// Takes the next action due by `bound`, moving `now` to its date. The caller runs it.
+  func takeNext(dueBy bound: Bound, at location: SourceLocation) -> (() -> Void)?
+  /// Ends an advance: `now` becomes `target` unless it is already later.
+  func finishAdvance(at target: Target)
+  /// The first `first` pending dates in the order they will run, as the time since the
+  /// timeline's start, how many actions are pending in all, and `now`, described the same way.
+  func pendingDescription(first: Int) -> (dates: [String], count: Int, now: String)
+}
+
+extension TimelineDriving {
+  /// Runs the actions due by `target` in order (all pending actions if `target` is nil), within
+  /// `budget` if one is given, then moves `now` to `target`; reports the work left over if the
+  /// budget runs out.
+  package func drive(
+    through target: Target?, budget: RunBudget? = nil, at location: SourceLocation
+  ) {
+    let bound = dueBound(through: target)
+    var meter = RunMeter(budget: budget, pending: budget == nil ? 0 : pendingCount)
+    _ = Settling.run(budget: .max) {
+      meter.allowsStep() ? takeNext(dueBy: bound, at: location) : nil
+    }
+    finishDriving(through: target, meter: meter, at: location)
+  }
+
+  /// ``drive(through:budget:at:)`` for async code: after each action, and before the first, it
+  /// lets the work that the action released go quiet, waiting for the sleepers it woke (see
+  /// ``Settling``).
+  package func drive(
+    through target: Target?, budget: RunBudget? = nil, at location: SourceLocation
+  ) async {
+    let bound = dueBound(through: target)
+    var meter = RunMeter(budget: budget, pending: budget == nil ? 0 : pendingCount)
+    _ = await Settling.run(budget: .max, wakeUps: wakeUps, scope: scope, at: location) {
+      meter.allowsStep() ? takeNext(dueBy: bound, at: location) : nil
+    }
+    finishDriving(through: target, meter: meter, at: location)
+    await Settling.rejoin(scope: scope)
+  }
+
+  private func finishDriving(through target: Target?, meter: RunMeter, at location: SourceLocation)
+  {
+    if let target { finishAdvance(at: target) }
+    if meter.isSpent { reportRunaway(meter, at: location) }
+  }
+
+  /// Reports the work still pending after a `run` spent its budget.
+  private func reportRunaway(_ meter: RunMeter, at location: SourceLocation) {
+    let (dates, count, now) = pendingDescription(first: 5)
+    guard count > 0 else { return }
+    let spent =
+      meter.ranOutOfTime
+      ? "\(meter.steps) actions and \(describeSeconds(RunBudget.realTimeLimit)) of real time"
+      : "\(meter.steps) actions"
+    location.report(
+      "\(driveName) stopped running after \(spent): \(count) still pending, due at "
+        + "\(describeDates(dates, of: count)) (now is \(now)). Work that keeps rescheduling "
+        + "itself, like a repeating timer or a task that sleeps in a loop, never runs out; "
+        + "cancel it first, or advance to a specific time instead."
+    )
+  }
+}
+
+/// "a, b, c and 7 more".
+package func describeDates(_ dates: [String], of count: Int) -> String {
+  let listed = dates.joined(separator: ", ")
+  return count > dates.count ? "\(listed) and \(count - dates.count) more" : listed
+}
+
+/// A duration as a person reads it in an issue: seconds, with every digit the duration has and
+/// no rounding (`Duration`'s own description goes through a `Double`, so 100,000 seconds reads
+/// as 99999.99999999999 seconds).
+///
+/// ```swift
+/// describeSeconds(.milliseconds(2_100))   // "2.1 seconds"
+/// describeSeconds(.nanoseconds(600))      // "0.0000006 seconds"
+/// ```
+package func describeSeconds(_ duration: Duration) -> String {
+  let (seconds, attoseconds) = duration.components
+  let negative = seconds < 0 || attoseconds < 0
+  let whole = seconds.magnitude
+  var fraction = String(attoseconds.magnitude)
+  fraction = String(repeating: "0", count: 18 - fraction.count) + fraction
+  while fraction.count > 1, fraction.hasSuffix("0") { fraction.removeLast() }
+  return "\(negative ? "-" : "")\(whole).\(fraction) seconds"
+}
