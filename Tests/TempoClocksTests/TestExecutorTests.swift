@@ -219,7 +219,7 @@ func clockMadeOutsideATask() async -> TestClock<Duration> {
           }
         }
         await clock.advance(by: .seconds(1))
-        #expect(woke.values == ["woke"], "pending \(clock.pendingSleeperCount) now \(clock.now)")
+        #expect(woke.values == ["woke"], "pending \(clock.pendingWorkCount) now \(clock.now)")
       }
     }
   }
@@ -240,7 +240,7 @@ func clockMadeOutsideATask() async -> TestClock<Duration> {
       start(1)
       await clock.advance(by: .zero)
       #expect(levels == [1, 2, 3, 4, 5])
-      #expect(clock.pendingSleeperCount == 1)
+      #expect(clock.pendingWorkCount == 1)
       await clock.run()
     }
   }

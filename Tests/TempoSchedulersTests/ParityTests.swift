@@ -87,7 +87,7 @@ import Testing
     scheduler.schedule(after: scheduler.now.advanced(by: 1)) {}
     #expect(scheduler.pendingActionCount == 1)
     #expect(scheduler.nextActionDate == scheduler.now.advanced(by: 1))
-    #expect(clock.pendingSleeperCount == 0)
+    #expect(clock.pendingWorkCount == 0)
     #expect(clock.nextWakeUp == nil)
     #expect(time.pendingCount == 1)
     expectIssues("TestScheduler has 1 pending action") { scheduler.expectNoPendingActions() }

@@ -14,13 +14,13 @@ nonisolated func measure() async {
     let tasks: [Task<Void, any Error>]
     if mode == "one" {
       tasks = [Task { for _ in 0..<n { try await clock.sleep(for: .milliseconds(1)) } }]
-      while clock.pendingSleeperCount < 1 { await Task.yield() }
+      while clock.pendingWorkCount < 1 { await Task.yield() }
     } else {
       let start = clock.now
       tasks = (0..<n).map { i in
         Task { try await clock.sleep(until: start.advanced(by: .milliseconds(i + 1))) }
       }
-      while clock.pendingSleeperCount < n { await Task.yield() }
+      while clock.pendingWorkCount < n { await Task.yield() }
     }
     let t0 = Date()
     await clock.advance(by: .milliseconds(n))

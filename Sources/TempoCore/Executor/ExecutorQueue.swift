@@ -46,6 +46,8 @@ struct ExecutorQueue {
   private var isPumpScheduled = false
   private var isBackstopScheduled = false
   private var waiters: [Waiter] = []
+  /// How many clocks, schedulers and timelines hold the executor open (``ImplicitScope``).
+  private var leases = 0
 
   var isQuiet: Bool { head == jobs.count && !isRunningJob && mainJobs == 0 }
 
@@ -152,6 +154,22 @@ struct ExecutorQueue {
     if let answer = quietAnswer(giveUpAt: waiter.giveUpAt) { return answer }
     waiters.append(waiter)
     return nil
+  }
+
+  /// A clock, scheduler or timeline holds the executor open; false if it has closed already
+  /// (its last holder let go in the meantime).
+  mutating func retainLease() -> Bool {
+    guard !isClosed else { return false }
+    leases += 1
+    return true
+  }
+
+  /// A holder lets go; the last one closes the executor, at once, so that no one can take a
+  /// lease on it any more. Returns what closing needs started, or nil if it stays open.
+  mutating func releaseLease() -> Wake? {
+    leases -= 1
+    guard leases == 0, !isClosed else { return nil }
+    return close()
   }
 
   /// The executor takes no more jobs; those queued still run.

@@ -70,12 +70,11 @@ package final class ImplicitScope: @unchecked Sendable {
   private static func executorForCurrentTask() -> TestExecutor? {
     guard TestExecutor.isSupported, TestExecutor.currentTaskPointer != nil else { return nil }
     if let scoped = TestExecutor.current, scoped.isOpen { return nil }
-    if let known = RuntimeHooks.executorThatMetCurrentTask(), known.isOpen {
-      known.retainLease()
+    if let known = RuntimeHooks.executorThatMetCurrentTask(), known.retainLease() {
       return known
     }
     let opened = TestExecutor()
-    opened.retainLease()
+    _ = opened.retainLease()
     return opened
   }
 }

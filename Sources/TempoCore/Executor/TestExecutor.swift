@@ -41,8 +41,6 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   // after unlocking; `state` lets at most one job run at a time.
   private let lock = Lock()
   @exclusivity(unchecked) private var state = ExecutorQueue()
-  /// How many clocks, schedulers and timelines hold this executor open (see ``ImplicitScope``).
-  private var leases = 0
 
   /// How long the backstop waits before it runs a job that a draining driver has not run.
   static var backstopMilliseconds: Int { 5 }
@@ -144,16 +142,14 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
 
   // MARK: Leases
 
-  /// A clock, scheduler or timeline holds the executor open.
-  func retainLease() { lock.withLock { leases += 1 } }
+  /// A clock, scheduler or timeline holds the executor open; false if it has closed.
+  func retainLease() -> Bool { lock.withLock { state.retainLease() } }
 
   /// A holder lets go; the last one closes the executor.
   func releaseLease() {
-    let last = lock.withLock { () -> Bool in
-      leases -= 1
-      return leases == 0
-    }
-    if last { close() }
+    guard let wake = lock.withLock({ state.releaseLease() }) else { return }
+    RuntimeHooks.close(self)
+    start(wake)
   }
 
   // MARK: Waiting for quiet
@@ -308,26 +304,6 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
     let wake = lock.withLock { state.close() }
     RuntimeHooks.close(self)
     start(wake)
-  }
-}
-
-/// Which test executor's job the current thread is running, kept in a thread-specific value.
-@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
-enum RunningJob {
-  private static let key: pthread_key_t = {
-    var key = pthread_key_t()
-    let status = pthread_key_create(&key, nil)
-    precondition(status == 0, "pthread_key_create failed with \(status)")
-    return key
-  }()
-
-  static var executor: TestExecutor? {
-    get {
-      pthread_getspecific(key).map { Unmanaged<TestExecutor>.fromOpaque($0).takeUnretainedValue() }
-    }
-    set {
-      pthread_setspecific(key, newValue.map { Unmanaged.passUnretained($0).toOpaque() })
-    }
   }
 }
 
