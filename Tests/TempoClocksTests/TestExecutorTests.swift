@@ -251,3 +251,33 @@ func clockMadeOutsideATask() async -> TestClock<Duration> {
     }
   }
 }
+
+@Suite struct JobIdentityTests {
+  /// An executor remembers tasks by address, and nothing else: the kind in the job header
+  /// tells a task from an actor's job or a yield's continuation.
+  @Test func aTaskIsATaskJob() async {
+    let pointer = withUnsafeCurrentTask { $0.map { unsafeBitCast($0, to: UnsafeRawPointer.self) } }
+    #expect(pointer.map(JobIdentity.isTask) == true)
+  }
+
+  /// `Task.yield()` on a task executor enqueues a continuation job there, not the task.
+  @Test func aYieldsContinuationIsNotATaskJob() async {
+    let executor = KindRecordingExecutor()
+    await withTaskExecutorPreference(executor) {
+      await Task.yield()
+    }
+    #expect(executor.kinds.values.contains(false))
+  }
+}
+
+/// A task executor that records, for each job, whether it is a task, then runs it on the
+/// global executor.
+final class KindRecordingExecutor: TaskExecutor {
+  let kinds = Log<Bool>()
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    kinds.append(JobIdentity.isTask(unsafeBitCast(job, to: UnsafeRawPointer.self)))
+    job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
+  }
+}

@@ -27,3 +27,19 @@ enum RunningJob {
     }
   }
 }
+
+/// What kind of job a job is, read from the runtime's job header.
+package enum JobIdentity {
+  /// Whether `job` is a task (rather than an actor's processing job, or the continuation job of
+  /// `Task.yield()`). Only a task has an identity that outlives one job: an executor remembers
+  /// tasks, never other jobs, whose addresses say nothing about whose work they carry.
+  ///
+  /// The runtime's job header is a heap object header (two words), two words the scheduler
+  /// owns, and then 32 bits of flags whose low 8 bits are the job's kind; kind 0 is a task. The
+  /// layout is part of the runtime's ABI.
+  package static func isTask(_ job: UnsafeRawPointer) -> Bool {
+    let flags = job.load(
+      fromByteOffset: 4 * MemoryLayout<UnsafeRawPointer>.size, as: UInt32.self)
+    return flags & 0xFF == 0
+  }
+}

@@ -168,7 +168,10 @@ enum RuntimeHooks {
     if let scoped, scoped !== running, takes(scoped) { return scoped }
     let current = TestExecutor.currentTaskPointer
     let (byCurrent, byJob) = lock.withLock {
-      (current.flatMap { state.members[$0] }, job.flatMap { state.members[$0] })
+      (
+        current.flatMap { state.members[$0] },
+        job.flatMap { JobIdentity.isTask($0) ? state.members[$0] : nil }
+      )
     }
     if let byCurrent, takes(byCurrent) { return byCurrent }
     if running == nil, scoped == nil, current == nil, isOnMainQueue {

@@ -91,7 +91,7 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
     let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
     let (accepted, isNewMember, wake) = lock.withLock { state.enqueue(job, task: task) }
     guard accepted else { return false }
-    if isNewMember { RuntimeHooks.note(task, memberOf: self) }
+    if isNewMember, JobIdentity.isTask(task) { RuntimeHooks.note(task, memberOf: self) }
     start(wake)
     return true
   }
@@ -100,7 +100,7 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// (closed, or the task is a driver's).
   func acceptMainJob(task: UnsafeRawPointer) -> Bool {
     let (accepted, isNewMember) = lock.withLock { state.mainJobQueued(task: task) }
-    if isNewMember { RuntimeHooks.note(task, memberOf: self) }
+    if isNewMember, JobIdentity.isTask(task) { RuntimeHooks.note(task, memberOf: self) }
     return accepted
   }
 
