@@ -249,38 +249,6 @@ public typealias TestSchedulerOf<Scheduler> = TestScheduler<
   Scheduler.SchedulerTimeType, Scheduler.SchedulerOptions
 > where Scheduler: _CombineScheduler
 
-extension _TempoEpoch {
-  /// A test scheduler with this scheduler's time and options types, starting at its epoch
-  /// (1 ns of uptime for dispatch time, the 1970 epoch for dates).
-  ///
-  /// ```swift
-  /// let mainQueue = DispatchQueue.test
-  /// let runLoop = RunLoop.test
-  /// ```
-  public static var test: TestSchedulerOf<Self> { TestScheduler(now: _tempoEpoch) }
-
-  /// A test scheduler on a shared timeline: one advance of the timeline, or of any of its
-  /// sources, runs the due work of all of them in one order.
-  ///
-  /// ```swift
-  /// let time = TestTimeline()
-  /// let mainQueue = DispatchQueue.test(timeline: time)
-  /// let clock = TestClock(timeline: time)
-  /// ```
-  ///
-  /// The scheduler starts at its epoch (see ``test``) plus the time since the timeline began.
-  public static func test(
-    timeline: TestTimeline,
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) -> TestSchedulerOf<Self> {
-    TestScheduler(
-      timeline: timeline, fileID: fileID, filePath: filePath, line: line, column: column)
-  }
-}
-
 extension TestScheduler where SchedulerTimeType: _TempoEpochTime {
   /// Creates a test scheduler on a shared timeline (see `TestTimeline`), starting at its time
   /// type's epoch plus the time since the timeline began.

@@ -1,3 +1,4 @@
+import IssueReporting
 import TempoCore
 
 /// A scheduler that fails the current test whenever it is used.
@@ -23,7 +24,8 @@ public struct UnimplementedScheduler<SchedulerTimeType: Strideable, SchedulerOpt
   Sendable
 where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
   private let storedNow: UncheckedSendable<SchedulerTimeType>
-  private let location: SourceLocation
+  /// Where the scheduler was created, when the factory could know it.
+  private let location: SourceLocation?
 
   /// A word that starts every issue this scheduler reports, to tell several apart.
   public let prefix: String
@@ -68,6 +70,13 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     self.location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
+  /// Creates an unimplemented scheduler for a factory property, which cannot know its caller.
+  init(now: SchedulerTimeType, location: SourceLocation?) {
+    self.prefix = ""
+    self.storedNow = UncheckedSendable(now)
+    self.location = location
+  }
+
   /// Reports an issue; `action` never runs.
   public func schedule(options _: SchedulerOptions?, _ action: @escaping () -> Void) {
     report("An action was scheduled.")
@@ -97,10 +106,17 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
 
   private func report(_ what: String) {
     let name = prefix.isEmpty ? "Unimplemented scheduler" : "Unimplemented scheduler: \(prefix)"
-    location.report(
+    let message =
       "\(name) - \(what) This scheduler stands in for code that should not use a scheduler; "
-        + "give the feature a test or immediate scheduler if it is meant to."
-    )
+      + "give the feature a test or immediate scheduler if it is meant to."
+    if let location {
+      location.report(message)
+    } else {
+      // `.unimplemented` is a property, which cannot know the line that reads it.
+      reportIssue(
+        message + " (Create it with `.unimplemented(\"name\")` to have this issue point at the "
+          + "line that creates it.)")
+    }
   }
 }
 
@@ -113,31 +129,6 @@ public typealias UnimplementedSchedulerOf<Scheduler> = UnimplementedScheduler<
   Scheduler.SchedulerTimeType, Scheduler.SchedulerOptions
 > where Scheduler: _CombineScheduler
 
-extension _TempoEpoch {
-  /// An unimplemented scheduler with this scheduler's time and options types.
-  ///
-  /// ```swift
-  /// let model = Model(mainQueue: DispatchQueue.unimplemented)
-  /// ```
-  public static var unimplemented: UnimplementedSchedulerOf<Self> {
-    UnimplementedScheduler(now: _tempoEpoch)
-  }
-
-  /// An unimplemented scheduler with this scheduler's time and options types, whose issues
-  /// start with `prefix`.
-  public static func unimplemented(
-    _ prefix: String,
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) -> UnimplementedSchedulerOf<Self> {
-    UnimplementedScheduler(
-      prefix, now: _tempoEpoch, fileID: fileID, filePath: filePath, line: line, column: column
-    )
-  }
-}
-
 extension AnyScheduler where SchedulerTimeType: _TempoEpochTime {
   /// An unimplemented scheduler with these time and options types, type-erased.
   ///
@@ -145,7 +136,7 @@ extension AnyScheduler where SchedulerTimeType: _TempoEpochTime {
   /// let model = CurrencyViewModel(scheduler: .unimplemented)   // AnySchedulerOf<DispatchQueue>
   /// ```
   public static var unimplemented: Self {
-    UnimplementedScheduler(now: SchedulerTimeType._tempoEpoch).eraseToAnyScheduler()
+    UnimplementedScheduler(now: SchedulerTimeType._tempoEpoch, location: nil).eraseToAnyScheduler()
   }
 
   /// An unimplemented scheduler with these time and options types whose issues start with
