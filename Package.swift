@@ -96,6 +96,11 @@ let package = Package(
       name: "TempoTestingTests",
       dependencies: ["TempoTesting", "TempoTestHelpers"]
     ),
+    // The README examples of combine-schedulers and swift-clocks, with only the import changed.
+    .testTarget(
+      name: "TempoSourceCompatibilityTests",
+      dependencies: ["TempoSchedulers", "TempoClocks", "TempoTestSupport"]
+    ),
     .testTarget(
       name: "TempoClocksTests",
       dependencies: ["TempoClocks", "TempoCore", "TempoScenarios", "TempoTestHelpers"]

@@ -62,6 +62,17 @@ let package = Package(
         .product(name: "Dependencies", package: "swift-dependencies"),
       ]
     ),
+    // The README examples of combine-schedulers and swift-clocks (the root package's
+    // Tests/TempoSourceCompatibilityTests, linked), compiled with `import Dependencies` too.
+    .testTarget(
+      name: "SourceCompatibilityWithDependenciesTests",
+      dependencies: [
+        "TempoDependencies",
+        .product(name: "TempoTestSupport", package: tempo),
+        .product(name: "Dependencies", package: "swift-dependencies"),
+      ],
+      swiftSettings: [.define("TEMPO_WITH_DEPENDENCIES")]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )
