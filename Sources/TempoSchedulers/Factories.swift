@@ -52,29 +52,25 @@ extension DispatchQueue {
   /// let scheduler = DispatchQueue.unimplemented
   /// ```
   ///
-  /// A property cannot know the line that reads it, so its issues point at the test instead:
-  /// prefer ``unimplemented(_:fileID:filePath:line:column:)``, whose issues point at the line that
-  /// created the scheduler.
+  /// A property cannot know the line that reads it, so its issues cannot point at it: they say
+  /// how to create the scheduler so that they do.
   public static var unimplemented: UnimplementedSchedulerOf<DispatchQueue> {
-    UnimplementedScheduler(now: _tempoEpoch, location: nil)
+    UnimplementedScheduler("", now: _tempoEpoch, location: nil)
   }
 
   /// An unimplemented scheduler with this scheduler's time and options types, whose issues
-  /// start with `prefix` and point at the line that created it.
+  /// start with `prefix`.
   ///
   /// ```swift
   /// let scheduler = DispatchQueue.unimplemented("mainQueue")
   /// ```
-  public static func unimplemented(
-    _ prefix: String,
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) -> UnimplementedSchedulerOf<DispatchQueue> {
-    UnimplementedScheduler(
-      prefix, now: _tempoEpoch, fileID: fileID, filePath: filePath, line: line, column: column
-    )
+  ///
+  /// This factory takes no source location, like combine-schedulers' of the same name, so that
+  /// where both libraries are visible the call is ambiguous rather than quietly theirs (a
+  /// function with fewer parameters wins the overload). Its issues say how to point them at a
+  /// line: `UnimplementedSchedulerOf<DispatchQueue>(prefix, now:)` captures the caller's.
+  public static func unimplemented(_ prefix: String) -> UnimplementedSchedulerOf<DispatchQueue> {
+    UnimplementedScheduler(prefix, now: _tempoEpoch, location: nil)
   }
 
   /// An unimplemented scheduler; the older name of ``unimplemented``.
@@ -84,14 +80,8 @@ extension DispatchQueue {
   /// An unimplemented scheduler whose issues start with `prefix`; the older name of
   /// `unimplemented(_:)`.
   @available(*, deprecated, renamed: "unimplemented(_:)")
-  public static func failing(
-    _ prefix: String,
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) -> UnimplementedSchedulerOf<DispatchQueue> {
-    unimplemented(prefix, fileID: fileID, filePath: filePath, line: line, column: column)
+  public static func failing(_ prefix: String) -> UnimplementedSchedulerOf<DispatchQueue> {
+    unimplemented(prefix)
   }
 
   /// A test scheduler; the older name of ``test``.
@@ -148,29 +138,25 @@ extension RunLoop {
   /// let scheduler = RunLoop.unimplemented
   /// ```
   ///
-  /// A property cannot know the line that reads it, so its issues point at the test instead:
-  /// prefer ``unimplemented(_:fileID:filePath:line:column:)``, whose issues point at the line that
-  /// created the scheduler.
+  /// A property cannot know the line that reads it, so its issues cannot point at it: they say
+  /// how to create the scheduler so that they do.
   public static var unimplemented: UnimplementedSchedulerOf<RunLoop> {
-    UnimplementedScheduler(now: _tempoEpoch, location: nil)
+    UnimplementedScheduler("", now: _tempoEpoch, location: nil)
   }
 
   /// An unimplemented scheduler with this scheduler's time and options types, whose issues
-  /// start with `prefix` and point at the line that created it.
+  /// start with `prefix`.
   ///
   /// ```swift
   /// let scheduler = RunLoop.unimplemented("mainRunLoop")
   /// ```
-  public static func unimplemented(
-    _ prefix: String,
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) -> UnimplementedSchedulerOf<RunLoop> {
-    UnimplementedScheduler(
-      prefix, now: _tempoEpoch, fileID: fileID, filePath: filePath, line: line, column: column
-    )
+  ///
+  /// This factory takes no source location, like combine-schedulers' of the same name, so that
+  /// where both libraries are visible the call is ambiguous rather than quietly theirs (a
+  /// function with fewer parameters wins the overload). Its issues say how to point them at a
+  /// line: `UnimplementedSchedulerOf<RunLoop>(prefix, now:)` captures the caller's.
+  public static func unimplemented(_ prefix: String) -> UnimplementedSchedulerOf<RunLoop> {
+    UnimplementedScheduler(prefix, now: _tempoEpoch, location: nil)
   }
 
   /// An unimplemented scheduler; the older name of ``unimplemented``.
@@ -180,14 +166,8 @@ extension RunLoop {
   /// An unimplemented scheduler whose issues start with `prefix`; the older name of
   /// `unimplemented(_:)`.
   @available(*, deprecated, renamed: "unimplemented(_:)")
-  public static func failing(
-    _ prefix: String,
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) -> UnimplementedSchedulerOf<RunLoop> {
-    unimplemented(prefix, fileID: fileID, filePath: filePath, line: line, column: column)
+  public static func failing(_ prefix: String) -> UnimplementedSchedulerOf<RunLoop> {
+    unimplemented(prefix)
   }
 
   /// A test scheduler; the older name of ``test``.
@@ -244,29 +224,25 @@ extension OperationQueue {
   /// let scheduler = OperationQueue.unimplemented
   /// ```
   ///
-  /// A property cannot know the line that reads it, so its issues point at the test instead:
-  /// prefer ``unimplemented(_:fileID:filePath:line:column:)``, whose issues point at the line that
-  /// created the scheduler.
+  /// A property cannot know the line that reads it, so its issues cannot point at it: they say
+  /// how to create the scheduler so that they do.
   public static var unimplemented: UnimplementedSchedulerOf<OperationQueue> {
-    UnimplementedScheduler(now: _tempoEpoch, location: nil)
+    UnimplementedScheduler("", now: _tempoEpoch, location: nil)
   }
 
   /// An unimplemented scheduler with this scheduler's time and options types, whose issues
-  /// start with `prefix` and point at the line that created it.
+  /// start with `prefix`.
   ///
   /// ```swift
   /// let scheduler = OperationQueue.unimplemented("queue")
   /// ```
-  public static func unimplemented(
-    _ prefix: String,
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) -> UnimplementedSchedulerOf<OperationQueue> {
-    UnimplementedScheduler(
-      prefix, now: _tempoEpoch, fileID: fileID, filePath: filePath, line: line, column: column
-    )
+  ///
+  /// This factory takes no source location, like combine-schedulers' of the same name, so that
+  /// where both libraries are visible the call is ambiguous rather than quietly theirs (a
+  /// function with fewer parameters wins the overload). Its issues say how to point them at a
+  /// line: `UnimplementedSchedulerOf<OperationQueue>(prefix, now:)` captures the caller's.
+  public static func unimplemented(_ prefix: String) -> UnimplementedSchedulerOf<OperationQueue> {
+    UnimplementedScheduler(prefix, now: _tempoEpoch, location: nil)
   }
 
   /// An unimplemented scheduler; the older name of ``unimplemented``.
@@ -276,14 +252,8 @@ extension OperationQueue {
   /// An unimplemented scheduler whose issues start with `prefix`; the older name of
   /// `unimplemented(_:)`.
   @available(*, deprecated, renamed: "unimplemented(_:)")
-  public static func failing(
-    _ prefix: String,
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) -> UnimplementedSchedulerOf<OperationQueue> {
-    unimplemented(prefix, fileID: fileID, filePath: filePath, line: line, column: column)
+  public static func failing(_ prefix: String) -> UnimplementedSchedulerOf<OperationQueue> {
+    unimplemented(prefix)
   }
 
   /// A test scheduler; the older name of ``test``.
@@ -340,29 +310,25 @@ extension UIScheduler {
   /// let scheduler = UIScheduler.unimplemented
   /// ```
   ///
-  /// A property cannot know the line that reads it, so its issues point at the test instead:
-  /// prefer ``unimplemented(_:fileID:filePath:line:column:)``, whose issues point at the line that
-  /// created the scheduler.
+  /// A property cannot know the line that reads it, so its issues cannot point at it: they say
+  /// how to create the scheduler so that they do.
   public static var unimplemented: UnimplementedSchedulerOf<UIScheduler> {
-    UnimplementedScheduler(now: _tempoEpoch, location: nil)
+    UnimplementedScheduler("", now: _tempoEpoch, location: nil)
   }
 
   /// An unimplemented scheduler with this scheduler's time and options types, whose issues
-  /// start with `prefix` and point at the line that created it.
+  /// start with `prefix`.
   ///
   /// ```swift
   /// let scheduler = UIScheduler.unimplemented("uiScheduler")
   /// ```
-  public static func unimplemented(
-    _ prefix: String,
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) -> UnimplementedSchedulerOf<UIScheduler> {
-    UnimplementedScheduler(
-      prefix, now: _tempoEpoch, fileID: fileID, filePath: filePath, line: line, column: column
-    )
+  ///
+  /// This factory takes no source location, like combine-schedulers' of the same name, so that
+  /// where both libraries are visible the call is ambiguous rather than quietly theirs (a
+  /// function with fewer parameters wins the overload). Its issues say how to point them at a
+  /// line: `UnimplementedSchedulerOf<UIScheduler>(prefix, now:)` captures the caller's.
+  public static func unimplemented(_ prefix: String) -> UnimplementedSchedulerOf<UIScheduler> {
+    UnimplementedScheduler(prefix, now: _tempoEpoch, location: nil)
   }
 
   /// An unimplemented scheduler; the older name of ``unimplemented``.
@@ -372,14 +338,8 @@ extension UIScheduler {
   /// An unimplemented scheduler whose issues start with `prefix`; the older name of
   /// `unimplemented(_:)`.
   @available(*, deprecated, renamed: "unimplemented(_:)")
-  public static func failing(
-    _ prefix: String,
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) -> UnimplementedSchedulerOf<UIScheduler> {
-    unimplemented(prefix, fileID: fileID, filePath: filePath, line: line, column: column)
+  public static func failing(_ prefix: String) -> UnimplementedSchedulerOf<UIScheduler> {
+    unimplemented(prefix)
   }
 
   /// A test scheduler; the older name of ``test``.

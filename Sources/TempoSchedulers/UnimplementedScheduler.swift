@@ -70,9 +70,9 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     self.location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
-  /// Creates an unimplemented scheduler for a factory property, which cannot know its caller.
-  init(now: SchedulerTimeType, location: SourceLocation?) {
-    self.prefix = ""
+  /// Creates an unimplemented scheduler for a factory that cannot know its caller.
+  init(_ prefix: String, now: SchedulerTimeType, location: SourceLocation?) {
+    self.prefix = prefix
     self.storedNow = UncheckedSendable(now)
     self.location = location
   }
@@ -89,7 +89,7 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     options _: SchedulerOptions?,
     _ action: @escaping () -> Void
   ) {
-    report("An action was scheduled after \(date).")
+    report("An action was scheduled after \(readable(date)).")
   }
 
   /// Reports an issue; `action` never runs.
@@ -100,7 +100,8 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     options _: SchedulerOptions?,
     _ action: @escaping () -> Void
   ) -> any Cancellable {
-    report("An action was scheduled after \(date), repeating every \(interval).")
+    report(
+      "An action was scheduled after \(readable(date)), repeating every \(readable(interval)).")
     return AnyCancellable {}
   }
 
@@ -112,10 +113,11 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     if let location {
       location.report(message)
     } else {
-      // `.unimplemented` is a property, which cannot know the line that reads it.
+      // A factory that takes no source location made this scheduler: see `Factories.swift`.
       reportIssue(
-        message + " (Create it with `.unimplemented(\"name\")` to have this issue point at the "
-          + "line that creates it.)")
+        message + " (It was created by a factory that cannot know the line that called it; "
+          + "`AnySchedulerOf<…>.unimplemented(\"name\")` or `UnimplementedScheduler(\"name\", "
+          + "now:)` points its issues at the line that creates it.)")
     }
   }
 }
@@ -136,7 +138,8 @@ extension AnyScheduler where SchedulerTimeType: _TempoEpochTime {
   /// let model = CurrencyViewModel(scheduler: .unimplemented)   // AnySchedulerOf<DispatchQueue>
   /// ```
   public static var unimplemented: Self {
-    UnimplementedScheduler(now: SchedulerTimeType._tempoEpoch, location: nil).eraseToAnyScheduler()
+    UnimplementedScheduler("", now: SchedulerTimeType._tempoEpoch, location: nil)
+      .eraseToAnyScheduler()
   }
 
   /// An unimplemented scheduler with these time and options types whose issues start with

@@ -1,0 +1,8 @@
+// expect: ambiguous
+import Dependencies
+import TempoSchedulers
+
+func snippet() async throws {
+  let scheduler = DispatchQueue.TempoSchedulers::test
+  _ = Publishers.Timer(every: 1, scheduler: scheduler)
+}

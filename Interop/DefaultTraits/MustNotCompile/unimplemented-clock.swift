@@ -1,0 +1,5 @@
+// expect: ambiguous
+import Dependencies
+import TempoClocks
+
+func snippet() { _ = UnimplementedClock() }
