@@ -90,7 +90,7 @@ let package = Package(
     ),
     .testTarget(
       name: "TempoSchedulersTests",
-      dependencies: ["TempoSchedulers", "TempoTestHelpers"]
+      dependencies: ["TempoSchedulers", "TempoCore", "TempoTestHelpers"]
     ),
     .testTarget(
       name: "TempoTestingTests",

@@ -1,4 +1,5 @@
 public import TempoClocks
+import TempoCore
 
 // The `.test`, `.immediate` and `.unimplemented` factories, declared on each scheduler type
 // itself rather than once on a protocol. A library that declares the same names on the same types
@@ -14,7 +15,13 @@ extension DispatchQueue {
   /// let scheduler = DispatchQueue.test
   /// scheduler.advance(by: .seconds(1))
   /// ```
-  public static var test: TestSchedulerOf<DispatchQueue> { TestScheduler(now: _tempoEpoch) }
+  public static var test: TestSchedulerOf<DispatchQueue> {
+    TestScheduler(
+      timeline: Timeline(now: _tempoEpoch, name: "TestScheduler") { $0.advanced(by: $1) },
+      creation: .factoryProperty(
+        "DispatchQueue.test", instead: "DispatchQueue.test(timeline: TestTimeline())")
+    )
+  }
 
   /// A test scheduler on a shared timeline: one advance of the timeline, or of any of its
   /// sources, runs the due work of all of them in one order.
@@ -100,7 +107,13 @@ extension RunLoop {
   /// let scheduler = RunLoop.test
   /// scheduler.advance(by: .seconds(1))
   /// ```
-  public static var test: TestSchedulerOf<RunLoop> { TestScheduler(now: _tempoEpoch) }
+  public static var test: TestSchedulerOf<RunLoop> {
+    TestScheduler(
+      timeline: Timeline(now: _tempoEpoch, name: "TestScheduler") { $0.advanced(by: $1) },
+      creation: .factoryProperty(
+        "RunLoop.test", instead: "RunLoop.test(timeline: TestTimeline())")
+    )
+  }
 
   /// A test scheduler on a shared timeline: one advance of the timeline, or of any of its
   /// sources, runs the due work of all of them in one order.
@@ -186,7 +199,13 @@ extension OperationQueue {
   /// let scheduler = OperationQueue.test
   /// scheduler.advance(by: .seconds(1))
   /// ```
-  public static var test: TestSchedulerOf<OperationQueue> { TestScheduler(now: _tempoEpoch) }
+  public static var test: TestSchedulerOf<OperationQueue> {
+    TestScheduler(
+      timeline: Timeline(now: _tempoEpoch, name: "TestScheduler") { $0.advanced(by: $1) },
+      creation: .factoryProperty(
+        "OperationQueue.test", instead: "OperationQueue.test(timeline: TestTimeline())")
+    )
+  }
 
   /// A test scheduler on a shared timeline: one advance of the timeline, or of any of its
   /// sources, runs the due work of all of them in one order.
@@ -272,7 +291,13 @@ extension UIScheduler {
   /// let scheduler = UIScheduler.test
   /// scheduler.advance(by: .seconds(1))
   /// ```
-  public static var test: TestSchedulerOf<UIScheduler> { TestScheduler(now: _tempoEpoch) }
+  public static var test: TestSchedulerOf<UIScheduler> {
+    TestScheduler(
+      timeline: Timeline(now: _tempoEpoch, name: "TestScheduler") { $0.advanced(by: $1) },
+      creation: .factoryProperty(
+        "UIScheduler.test", instead: "UIScheduler.test(timeline: TestTimeline())")
+    )
+  }
 
   /// A test scheduler on a shared timeline: one advance of the timeline, or of any of its
   /// sources, runs the due work of all of them in one order.

@@ -1,4 +1,3 @@
-import IssueReporting
 import TempoCore
 
 /// A scheduler that fails the current test whenever it is used.
@@ -114,7 +113,7 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
       location.report(message)
     } else {
       // A factory that takes no source location made this scheduler: see `Factories.swift`.
-      reportIssue(
+      reportTempoIssue(
         message + " (It was created by a factory that cannot know the line that called it; "
           + "`AnySchedulerOf<…>.unimplemented(\"name\")` or `UnimplementedScheduler(\"name\", "
           + "now:)` points its issues at the line that creates it.)")

@@ -43,5 +43,8 @@ extension Date {
 /// like for values that are not finite.
 private func readableSeconds(_ seconds: Double) -> String {
   guard seconds.isFinite, abs(seconds) < 1e12 else { return "\(seconds) seconds" }
-  return "\(Duration.microseconds(Int64((seconds * 1_000_000).rounded())))"
+  let microseconds = (seconds * 1_000_000).rounded()
+  // A stride finer than a microsecond (1e-300) keeps its digits instead of printing as zero.
+  guard microseconds != 0 || seconds == 0 else { return "\(seconds) seconds" }
+  return "\(Duration.microseconds(Int64(microseconds)))"
 }
