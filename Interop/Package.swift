@@ -1,10 +1,9 @@
 // swift-tools-version: 6.1
 
-// Tempo for users of swift-dependencies: `TempoDependencies` declares the `\.mainQueue`,
-// `\.mainRunLoop`, `\.continuousClock` and `\.suspendingClock` dependencies with Tempo's
-// schedulers and clocks. A package of its own, so that users of Tempo's core libraries never
-// fetch swift-dependencies or swift-syntax. See the article "Using Tempo with swift-dependencies"
-// in TempoSchedulers' documentation.
+// The tests of Tempo beside swift-dependencies: the root package's TempoDependencies library
+// (behind its SwiftDependencies trait), and the README examples of combine-schedulers and
+// swift-clocks compiled with `import Dependencies`. A package of its own, so that the root
+// package's tests build without swift-dependencies and swift-syntax. Run by ../.ci/run.
 
 import Foundation
 import PackageDescription
@@ -14,41 +13,29 @@ let tempo = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
   .deletingLastPathComponent().lastPathComponent.lowercased()
 
 let package = Package(
-  name: "TempoInterop",
+  name: "TempoInteropTests",
   platforms: [
     .iOS(.v15),
     .macOS(.v13),
     .tvOS(.v15),
     .watchOS(.v9),
   ],
-  products: [
-    .library(name: "TempoDependencies", targets: ["TempoDependencies"])
-  ],
   dependencies: [
-    .package(path: ".."),
-    // Without its `Clocks` and `CombineSchedulers` traits, swift-dependencies neither brings nor
-    // re-exports swift-clocks and combine-schedulers, whose names are Tempo's too.
+    .package(path: "..", traits: ["SwiftDependencies"]),
+    // As in the root package: without the Clocks and CombineSchedulers traits.
     .package(
       url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1",
       traits: ["Foundation", "FoundationNetworking"]
     ),
   ],
   targets: [
-    .target(
-      name: "TempoDependencies",
-      dependencies: [
-        .product(name: "TempoSchedulers", package: tempo),
-        .product(name: "TempoClocks", package: tempo),
-        .product(name: "Dependencies", package: "swift-dependencies"),
-      ]
-    ),
     // The same tests twice: with the `MemberImportVisibility` upcoming feature (as in this
     // package's other targets) and without it (a target sees every member of every module it
     // links). TempoDependenciesTestsWithoutMemberImportVisibility holds a link to the sources.
     .testTarget(
       name: "TempoDependenciesTests",
       dependencies: [
-        "TempoDependencies",
+        .product(name: "TempoDependencies", package: tempo),
         .product(name: "TempoTestSupport", package: tempo),
         .product(name: "Dependencies", package: "swift-dependencies"),
       ],
@@ -57,7 +44,7 @@ let package = Package(
     .testTarget(
       name: "TempoDependenciesTestsWithoutMemberImportVisibility",
       dependencies: [
-        "TempoDependencies",
+        .product(name: "TempoDependencies", package: tempo),
         .product(name: "TempoTestSupport", package: tempo),
         .product(name: "Dependencies", package: "swift-dependencies"),
       ]
@@ -67,7 +54,7 @@ let package = Package(
     .testTarget(
       name: "SourceCompatibilityWithDependenciesTests",
       dependencies: [
-        "TempoDependencies",
+        .product(name: "TempoDependencies", package: tempo),
         .product(name: "TempoTestSupport", package: tempo),
         .product(name: "Dependencies", package: "swift-dependencies"),
       ],

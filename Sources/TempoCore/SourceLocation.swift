@@ -46,23 +46,9 @@ package struct SourceLocation: Sendable {
   /// test (and, outside of tests, logs a runtime warning).
   package func report(_ message: String) {
     reportIssue(
-      message + (Self.inIssueContext ? "" : note) + testSupportHint,
+      message + note + testSupportHint,
       fileID: fileID, filePath: filePath, line: line, column: column)
   }
-
-  /// Runs `body` with IssueReporting's issue context at this location, so that every issue
-  /// reported inside it (from a `Scheduler` requirement, which cannot take a location) points
-  /// here.
-  package func asIssueContext<R>(_ body: () throws -> R) rethrows -> R {
-    try Self.$inIssueContext.withValue(true) {
-      try withIssueContext(
-        fileID: fileID, filePath: filePath, line: line, column: column, operation: body)
-    }
-  }
-
-  /// Whether an issue context points issues at a user's line, so that a ``note`` about another
-  /// location does not apply.
-  @TaskLocal private static var inIssueContext = false
 }
 
 /// Reports `message` where IssueReporting's defaults point, with the hint of

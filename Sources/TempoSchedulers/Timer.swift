@@ -63,41 +63,22 @@ extension Publishers {
     private let lock = Lock()
     private var subscriptions: [ObjectIdentifier: Inner] = [:]
     private var connection: Connection?
-    /// Where the timer was created: issues raised while it schedules its ticks (an interval of
-    /// zero or less) point there.
-    private let location: SourceLocation
 
     /// Creates a timer that ticks every `interval` on `scheduler` once connected.
     ///
     /// ```swift
     /// let timer = Publishers.Timer(every: .seconds(1), scheduler: DispatchQueue.main)
     /// ```
-    ///
-    /// - Parameters:
-    ///   - interval: The time between ticks.
-    ///   - tolerance: The tolerance the ticks are scheduled with.
-    ///   - scheduler: The scheduler the timer runs on.
-    ///   - options: The scheduler options the ticks are scheduled with.
-    ///   - fileID: The file issues point at; by default the caller's.
-    ///   - filePath: The file path issues point at; by default the caller's.
-    ///   - line: The line issues point at; by default the caller's.
-    ///   - column: The column issues point at; by default the caller's.
     public init(
       every interval: Scheduler.SchedulerTimeType.Stride,
       tolerance: Scheduler.SchedulerTimeType.Stride? = nil,
       scheduler: Scheduler,
-      options: Scheduler.SchedulerOptions? = nil,
-      fileID: StaticString = #fileID,
-      filePath: StaticString = #filePath,
-      line: UInt = #line,
-      column: UInt = #column
+      options: Scheduler.SchedulerOptions? = nil
     ) {
       self.interval = interval
       self.tolerance = tolerance
       self.scheduler = scheduler
       self.options = options
-      self.location = SourceLocation(
-        fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
     /// Attaches `subscriber`; it receives ticks for as long as it has demand.
@@ -111,16 +92,12 @@ extension Publishers {
     /// Starts the ticks. Connecting again while connected returns the same connection.
     public func connect() -> any Cancellable {
       if let existing = lock.withLock({ connection }) { return existing }
-      // `schedule` is Combine's requirement and cannot take a source location: the issue
-      // context points what it reports at the line that created the timer.
-      let scheduled = location.asIssueContext {
-        scheduler.schedule(
-          after: scheduler.now.advanced(by: interval),
-          interval: interval,
-          tolerance: tolerance ?? scheduler.minimumTolerance,
-          options: options
-        ) { [weak self] in self?.tick() }
-      }
+      let scheduled = scheduler.schedule(
+        after: scheduler.now.advanced(by: interval),
+        interval: interval,
+        tolerance: tolerance ?? scheduler.minimumTolerance,
+        options: options
+      ) { [weak self] in self?.tick() }
       let candidate = Connection(timer: self, scheduled: scheduled)
       let winner = lock.withLock { () -> Connection in
         if let connection { return connection }

@@ -51,9 +51,13 @@ import Testing
       ])
   }
 
-  @Test func aRepeatingIntervalOfZeroOnATimerPointsAtTheTimer() {
-    let scheduler = DispatchQueue.test
-    let line = #line + 1
+  /// `Publishers.Timer` schedules through Combine's `schedule(after:interval:…)`, which takes
+  /// no source location (nor can the timer's initializer: with combine-schedulers in sight, an
+  /// initializer with more parameters would lose to theirs), so the issue points at the line
+  /// that created the scheduler.
+  @Test func aRepeatingIntervalOfZeroOnATimerPointsAtTheSchedulersCreation() {
+    let scheduler = DispatchQueue.test(timeline: TestTimeline())
+    let line = #line - 1
     let timer = Publishers.Timer(every: 0, scheduler: scheduler)
     let issues = reported { _ = timer.connect() }
     #expect(

@@ -1,4 +1,4 @@
-// expect: ambiguous
+// expect: ambiguous use of 'init(every:tolerance:scheduler:options:)'
 import Dependencies
 import TempoSchedulers
 

@@ -1,4 +1,4 @@
-// expect: ambiguous use of 'unimplemented'
+// expect: ambiguous use of 'unimplemented(fileID:filePath:line:column:)'
 import Dependencies
 import TempoClocks
 

@@ -1,5 +1,1 @@
-// expect: ambiguous use of 'init(name:)'
-import Dependencies
-import TempoClocks
-
-func snippet() { _ = UnimplementedClock(name: "clock") }
+// check-ambiguities.sh copies each file of MustNotCompile/ here in turn.

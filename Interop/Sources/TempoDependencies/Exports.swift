@@ -1,6 +1,0 @@
-// One import for a feature that uses swift-dependencies and Tempo:
-//
-//     import TempoDependencies   // Dependencies, TempoSchedulers and TempoClocks
-@_exported public import Dependencies
-@_exported public import TempoClocks
-@_exported public import TempoSchedulers
