@@ -248,6 +248,24 @@ import Testing
       ])
   }
 
+  @Test func runningAClockWithATimerNobodyStops() async {
+    let clock = TestClock()
+    let timer = Task { for await _ in clock.timer(interval: .seconds(1)) {} }
+    await waitUntil { clock.pendingSleeperCount == 1 }
+    let line = #line + 1
+    let issues = await reported { await clock.run(limit: 3) }
+    #expect(
+      issues == [
+        Reported(
+          "TestClock stopped running after 3 actions: 1 still pending, due at 4.0 seconds (now "
+            + "is 3.0 seconds). Work that keeps rescheduling itself, like a repeating timer, "
+            + "never runs out; cancel it first, or advance to a specific time instead.",
+          line: line)
+      ])
+    timer.cancel()
+    await timer.value
+  }
+
   @Test func aClockTimerWithoutAPositiveInterval() async {
     let clock = TestClock()
     let line = #line + 1

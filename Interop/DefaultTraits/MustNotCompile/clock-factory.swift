@@ -1,4 +1,4 @@
-// expect: ambiguous
+// expect: ambiguous use of 'immediate'
 import Dependencies
 import TempoClocks
 

@@ -1,4 +1,4 @@
-// expect: ambiguous
+// expect: ambiguous use of 'timer(interval:tolerance:options:)'
 import Dependencies
 import TempoSchedulers
 

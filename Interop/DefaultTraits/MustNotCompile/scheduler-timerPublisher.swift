@@ -1,4 +1,4 @@
-// expect: ambiguous
+// expect: ambiguous use of 'timerPublisher(every:tolerance:options:)'
 import Dependencies
 import TempoSchedulers
 

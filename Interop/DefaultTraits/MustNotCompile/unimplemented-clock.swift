@@ -1,4 +1,4 @@
-// expect: ambiguous
+// expect: ambiguous use of 'init(name:)'
 import Dependencies
 import TempoClocks
 
