@@ -39,7 +39,9 @@ import TempoCore
 ///
 /// Issues are reported with IssueReporting, so they fail XCTest and Swift Testing tests alike.
 /// Issues raised from a `schedule` call (which cannot carry a source location) point at the
-/// line that created the scheduler.
+/// line that created the scheduler, when a function created it (`DispatchQueue.test(timeline:)`,
+/// ``init(now:fileID:filePath:line:column:)``); `DispatchQueue.test` is a property, which cannot
+/// know its caller, and its issues say so.
 ///
 /// - Complexity: scheduling an action and running it are each O(log n) for n pending actions.
 public final class TestScheduler<SchedulerTimeType: Strideable, SchedulerOptions>:
