@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 
 import PackageDescription
 
@@ -15,11 +15,33 @@ let package = Package(
     .library(name: "TempoClocks", targets: ["TempoClocks"]),
     .library(name: "TempoTestSupport", targets: ["TempoTestSupport"]),
     .library(name: "TempoTesting", targets: ["TempoTesting"]),
+    // Tempo's schedulers and clocks as swift-dependencies' `\.mainQueue`, `\.mainRunLoop`,
+    // `\.continuousClock` and `\.suspendingClock`: empty unless the SwiftDependencies trait is on.
+    .library(name: "TempoDependencies", targets: ["TempoDependencies"]),
     .executable(name: "tempo-demo", targets: ["tempo-demo"]),
+  ],
+  traits: [
+    .trait(
+      name: "SwiftDependencies",
+      description: """
+        The TempoDependencies library, for users of swift-dependencies. It brings \
+        swift-dependencies (without its Clocks and CombineSchedulers traits) and swift-syntax, \
+        which nobody fetches unless this trait is on.
+        """
+    )
   ],
   dependencies: [
     .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
+    // `swift package generate-documentation`: a command plugin, never linked into a product.
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
+    // Only for the SwiftDependencies trait. Without its Clocks and CombineSchedulers traits,
+    // swift-dependencies neither brings nor re-exports swift-clocks and combine-schedulers, whose
+    // names are Tempo's too (the article "Using Tempo with swift-dependencies").
+    .package(
+      url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1",
+      traits: ["Foundation", "FoundationNetworking"]
+    ),
   ],
   targets: [
     // The virtual timeline shared by the test schedulers and the test clocks. Package-internal:
@@ -69,6 +91,17 @@ let package = Package(
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
     ),
+    .target(
+      name: "TempoDependencies",
+      dependencies: [
+        "TempoClocks",
+        "TempoSchedulers",
+        .product(
+          name: "Dependencies", package: "swift-dependencies",
+          condition: .when(traits: ["SwiftDependencies"])
+        ),
+      ]
+    ),
     .executableTarget(
       name: "tempo-demo",
       dependencies: ["TempoSchedulers", "TempoClocks", "TempoTestSupport"]
@@ -90,11 +123,16 @@ let package = Package(
     ),
     .testTarget(
       name: "TempoSchedulersTests",
-      dependencies: ["TempoSchedulers", "TempoTestHelpers"]
+      dependencies: ["TempoSchedulers", "TempoCore", "TempoTestHelpers"]
     ),
     .testTarget(
       name: "TempoTestingTests",
       dependencies: ["TempoTesting", "TempoTestHelpers"]
+    ),
+    // The README examples of combine-schedulers and swift-clocks, with only the import changed.
+    .testTarget(
+      name: "TempoSourceCompatibilityTests",
+      dependencies: ["TempoSchedulers", "TempoClocks", "TempoTestSupport"]
     ),
     .testTarget(
       name: "TempoClocksTests",

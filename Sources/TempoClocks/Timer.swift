@@ -11,7 +11,9 @@ extension Clock {
   ///
   /// Ticks are due at fixed instants (`start + interval`, `start + 2 × interval`, …), each
   /// computed from the start rather than from the previous tick, so neither a late consumer nor
-  /// the rounding of a floating-point duration type makes later ticks drift. The sequence ends when its task is cancelled. An
+  /// the rounding of a floating-point duration type makes later ticks drift; one that missed
+  /// several instants gets the next one on the grid, without a burst of catch-up ticks. The
+  /// sequence ends when its task is cancelled. An
   /// interval of zero or less is reported as an issue and the sequence ends at once instead of
   /// spinning.
   public func timer(
@@ -24,6 +26,36 @@ extension Clock {
   ) -> ClockTimer<Self> {
     ClockTimer(
       clock: self, interval: interval, tolerance: tolerance,
+      location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    )
+  }
+}
+
+extension Clock where Duration == Swift.Duration {
+  /// An async sequence of this clock's time, one element every `interval`, for a clock held as
+  /// `any Clock<Duration>`.
+  ///
+  /// ```swift
+  /// let clock: any Clock<Duration> = TestClock()
+  /// for await _ in clock.timer(interval: .seconds(1)) {
+  ///   count += 1
+  /// }
+  /// ```
+  ///
+  /// The ticks are those of ``timer(interval:tolerance:fileID:filePath:line:column:)``, read
+  /// through an ``AnyClock``: due at fixed instants, never bunched to catch up. Called on a
+  /// clock of a known type, that method is the one chosen.
+  @_disfavoredOverload
+  public func timer(
+    interval: Duration,
+    tolerance: Duration? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) -> ClockTimer<AnyClock<Duration>> {
+    ClockTimer(
+      clock: AnyClock(self), interval: interval, tolerance: tolerance,
       location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
   }
@@ -69,9 +101,23 @@ public struct ClockTimer<C: Clock>: AsyncSequence, Sendable {
     }
 
     /// The instant of the next tick, or `nil` once the task is cancelled.
+    ///
+    /// A consumer that comes back after several ticks were due gets one tick, at the first due
+    /// instant of the grid that has not passed yet, and none for the instants it missed: a late
+    /// consumer never receives a burst of ticks to catch up.
     public mutating func next() async -> C.Instant? {
       guard let start else { return nil }
-      let due = start.advanced(by: timer.interval * ticks)
+      var due = start.advanced(by: timer.interval * ticks)
+      let now = timer.clock.now
+      if due < now {
+        // Skip the missed instants, staying on the grid `start + k × interval`.
+        ticks += Int((due.duration(to: now) / timer.interval).rounded(.down))
+        due = start.advanced(by: timer.interval * ticks)
+        while due < now {
+          ticks += 1
+          due = start.advanced(by: timer.interval * ticks)
+        }
+      }
       do {
         try await timer.clock.sleep(until: due, tolerance: timer.tolerance)
       } catch {

@@ -103,16 +103,18 @@ public struct UnimplementedClock<Duration: DurationProtocol & Hashable>: Clock {
 
 extension UnimplementedClock where Duration == Swift.Duration {
   /// An unimplemented clock of `Swift.Duration` named `name`.
-  public init(
-    name: String = "Clock",
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) {
-    self.init(
-      name: name, now: .init(), fileID: fileID, filePath: filePath, line: line, column: column
-    )
+  ///
+  /// ```swift
+  /// let model = FeatureModel(clock: UnimplementedClock(name: "FeatureModel.clock"))
+  /// ```
+  ///
+  /// This initializer takes no source location, like swift-clocks' of the same shape, so that
+  /// where both libraries are visible the call is ambiguous rather than quietly theirs (a
+  /// function with fewer parameters wins the overload). Its issues point at this library's
+  /// source; `.unimplemented("name")` and ``init(_:name:fileID:filePath:line:column:)`` point
+  /// them at the line that creates the clock.
+  public init(name: String = "Clock") {
+    self.init(name: name, now: .init())
   }
 }
 
@@ -123,7 +125,7 @@ extension Clock where Self == UnimplementedClock<Swift.Duration> {
   /// let model = FeatureModel(clock: .unimplemented("FeatureModel.clock"))
   /// ```
   public static func unimplemented(
-    _ name: String = "Clock",
+    _ name: String,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
     line: UInt = #line,
@@ -131,4 +133,19 @@ extension Clock where Self == UnimplementedClock<Swift.Duration> {
   ) -> Self {
     UnimplementedClock(name: name, fileID: fileID, filePath: filePath, line: line, column: column)
   }
+  /// A new unimplemented clock whose issues point at the line that creates it.
+  ///
+  /// ```swift
+  /// let model = FeatureModel(clock: .unimplemented())
+  /// ```
+  public static func unimplemented(
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) -> Self {
+    UnimplementedClock(
+      name: "Clock", now: .init(), fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+
 }

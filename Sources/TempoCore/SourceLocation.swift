@@ -1,11 +1,22 @@
 import IssueReporting
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 /// Where a user called a Tempo API, so that a reported issue points at the user's line.
 package struct SourceLocation: Sendable {
   package let fileID: StaticString
   package let filePath: StaticString
   package let line: UInt
   package let column: UInt
+  /// Appended to every issue reported here: says how to point the issue at the user's line when
+  /// this location is not the user's (a factory property cannot know its caller).
+  package var note = ""
 
   package init(fileID: StaticString, filePath: StaticString, line: UInt, column: UInt) {
     self.fileID = fileID
@@ -14,12 +25,68 @@ package struct SourceLocation: Sendable {
     self.column = column
   }
 
+  /// The location of a factory property, which cannot know the line that read it; issues
+  /// reported here say so and name `instead`, a spelling that captures the caller's line.
+  package static func factoryProperty(
+    _ factory: String,
+    instead: String,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) -> SourceLocation {
+    var location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    location.note =
+      " (`\(factory)` is a property, which cannot know the line that read it: create the "
+      + "scheduler with `\(instead)` to have this issue point at that line.)"
+    return location
+  }
+
   /// Reports `message` through IssueReporting, which fails the current XCTest or Swift Testing
   /// test (and, outside of tests, logs a runtime warning).
   package func report(_ message: String, asWarning: Bool = false) {
     reportIssue(
-      message, severity: asWarning ? .warning : .error, fileID: fileID, filePath: filePath,
-      line: line,
-      column: column)
+      message + note + testSupportHint, severity: asWarning ? .warning : .error,
+      fileID: fileID, filePath: filePath, line: line, column: column)
   }
+}
+
+/// Reports `message` where IssueReporting's defaults point, with the hint of
+/// ``testSupportHint``: for issues that have no user's line to point at.
+package func reportTempoIssue(
+  _ message: String,
+  fileID: StaticString = #fileID,
+  filePath: StaticString = #filePath,
+  line: UInt = #line,
+  column: UInt = #column
+) {
+  reportIssue(
+    message + testSupportHint, fileID: fileID, filePath: filePath, line: line, column: column)
+}
+
+/// Appended to every issue when a Swift Testing test is running in a binary that does not link
+/// IssueReporting's test support (which `TempoTestSupport` brings): the issue is then only
+/// printed, and IssueReporting's own hint names its module, not the product to add.
+package var testSupportHint: String {
+  TestSupportLink.isMissing ? TestSupportLink.hint : ""
+}
+
+package enum TestSupportLink {
+  /// The text appended to issues when the test support is missing.
+  package static let hint =
+    " (This issue fails the test only if the test target links Tempo's `TempoTestSupport` "
+    + "product: add `.product(name: \"TempoTestSupport\", package: \"tempo\")` to its "
+    + "dependencies.)"
+
+  /// Whether a Swift Testing test is running without IssueReporting's test support linked.
+  static var isMissing: Bool {
+    guard TestContext.current?.isSwiftTesting == true else { return false }
+    return !isLinked
+  }
+
+  /// Whether the binary has IssueReportingTestSupport's entry point for recording an issue.
+  private static let isLinked: Bool = {
+    guard let handle = dlopen(nil, RTLD_LAZY) else { return true }
+    return dlsym(handle, "$s25IssueReportingTestSupport07_recordA0ypyF") != nil
+  }()
 }

@@ -78,7 +78,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   ) {
     self.currentNow = now
     self.name = name
-    self.describe = describe ?? { "\($0)" }
+    self.describe = describe ?? { readable($0) }
     self.advancedBy = advancedBy
     self.multiply = Self.gridMultiplier()
     self.sharing = nil
@@ -197,7 +197,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     if let problem { report(problem, date: date, at: location) }
     if let interval, !repeats {
       location.report(
-        "\(name) was asked to repeat work every \(interval). A repeating interval must be "
+        "\(name) was asked to repeat work every \(readable(interval)). A repeating interval must be "
           + "greater than zero, so the work runs once and does not repeat."
       )
     }
@@ -245,7 +245,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
       )
     case .unrepresentable:
       location.report(
-        "\(name) was asked to schedule work at \(date), which its time type cannot order "
+        "\(name) was asked to schedule work at \(readable(date)), which its time type cannot order "
           + "against the current time (it compares as both earlier and later, as saturated "
           + "Dispatch times do). The work will never run."
       )
@@ -301,17 +301,17 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     // `>=` alone lets NaN through for strides that derive it from `<`.
     guard stride == stride, stride >= .zero else {
       location.report(
-        "\(name) was asked to advance by \(stride), but a stride must be zero or more: time "
-          + "cannot run backwards. It ran the work due now and stayed at \(now)."
+        "\(name) was asked to advance by \(readable(stride)), but a stride must be zero or more: time "
+          + "cannot run backwards. It ran the work due now and stayed at \(readable(now))."
       )
       return now
     }
     let target = advancedBy(now, stride)
     guard target == target, !(target < now), !(now == target && stride > .zero) else {
       location.report(
-        "\(name) was asked to advance by \(stride) from \(now), but its time type cannot "
+        "\(name) was asked to advance by \(readable(stride)) from \(readable(now)), but its time type cannot "
           + "represent a later instant (it saturates, overflows or becomes infinite there). It "
-          + "ran the work due now and stayed at \(now)."
+          + "ran the work due now and stayed at \(readable(now))."
       )
       return now
     }
@@ -325,14 +325,14 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     guard instant == instant else {
       location.report(
         "\(name) was asked to advance to an instant that is not valid (not equal to itself, "
-          + "like one made from NaN). It ran the work due now and stayed at \(now)."
+          + "like one made from NaN). It ran the work due now and stayed at \(readable(now))."
       )
       return now
     }
     guard instant >= now else {
       location.report(
-        "\(name) was asked to advance to \(instant), which is before its current time \(now). "
-          + "Time cannot run backwards: it ran the work due now and stayed at \(now)."
+        "\(name) was asked to advance to \(readable(instant)), which is before its current time \(readable(now)). "
+          + "Time cannot run backwards: it ran the work due now and stayed at \(readable(now))."
       )
       return now
     }
@@ -391,7 +391,8 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
       ?? advancedBy(date, interval)
     guard date < next else {
       handle.action = nil
-      return "\(name) could not repeat work every \(interval) after \(date): the interval is "
+      return
+        "\(name) could not repeat work every \(readable(interval)) after \(readable(date)): the interval is "
         + "too small to move the date, so the work stopped repeating."
     }
     pending.insert(.handle(handle), at: next, sequence: sequence)
@@ -521,13 +522,13 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     guard count > 0 else { return }
     location.report(
       "\(name) has \(count) pending \(noun)\(count == 1 ? "" : "s"), due at "
-        + "\(Self.describe(dates, of: count)) (now is \(now))."
+        + "\(Self.describe(dates, of: count)) (now is \(readable(now)))."
     )
   }
 
   /// "a, b, c and 7 more".
   package static func describe(_ dates: [Time], of count: Int) -> String {
-    describeDates(dates.map { "\($0)" }, of: count)
+    describeDates(dates.map { readable($0) }, of: count)
   }
 
   // MARK: - Private

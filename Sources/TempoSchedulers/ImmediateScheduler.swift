@@ -72,15 +72,6 @@ public typealias ImmediateSchedulerOf<Scheduler> = ImmediateScheduler<
   Scheduler.SchedulerTimeType, Scheduler.SchedulerOptions
 > where Scheduler: _CombineScheduler
 
-extension _TempoEpoch {
-  /// An immediate scheduler with this scheduler's time and options types, at its epoch.
-  ///
-  /// ```swift
-  /// let scheduler = DispatchQueue.immediate
-  /// ```
-  public static var immediate: ImmediateSchedulerOf<Self> { ImmediateScheduler(now: _tempoEpoch) }
-}
-
 extension AnyScheduler where SchedulerTimeType: _TempoEpochTime {
   /// An immediate scheduler with these time and options types, type-erased.
   ///

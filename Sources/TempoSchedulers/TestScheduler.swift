@@ -41,7 +41,9 @@ import TempoCore
 ///
 /// Issues are reported with IssueReporting, so they fail XCTest and Swift Testing tests alike.
 /// Issues raised from a `schedule` call (which cannot carry a source location) point at the
-/// line that created the scheduler.
+/// line that created the scheduler, when a function created it (`DispatchQueue.test(timeline:)`,
+/// ``init(now:fileID:filePath:line:column:)``); `DispatchQueue.test` is a property, which cannot
+/// know its caller, and its issues say so.
 ///
 /// - Complexity: scheduling an action and running it are each O(log n) for n pending actions.
 public final class TestScheduler<SchedulerTimeType: Strideable, SchedulerOptions>:
@@ -79,7 +81,7 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     column: UInt = #column
   ) {
     self.timeline = Timeline(
-      now: now, name: "TestScheduler", describe: describingSince(now),
+      now: now, name: "TestScheduler", describe: { readable($0) },
       advancedBy: { $0.advanced(by: $1) })
     self.creation = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     self.owner = nil
@@ -280,38 +282,6 @@ public typealias TestSchedulerOf<Scheduler> = TestScheduler<
   Scheduler.SchedulerTimeType, Scheduler.SchedulerOptions
 > where Scheduler: _CombineScheduler
 
-extension _TempoEpoch {
-  /// A test scheduler with this scheduler's time and options types, starting at its epoch
-  /// (1 ns of uptime for dispatch time, the 1970 epoch for dates).
-  ///
-  /// ```swift
-  /// let mainQueue = DispatchQueue.test
-  /// let runLoop = RunLoop.test
-  /// ```
-  public static var test: TestSchedulerOf<Self> { TestScheduler(now: _tempoEpoch) }
-
-  /// A test scheduler on a shared timeline: one advance of the timeline, or of any of its
-  /// sources, runs the due work of all of them in one order.
-  ///
-  /// ```swift
-  /// let time = TestTimeline()
-  /// let mainQueue = DispatchQueue.test(timeline: time)
-  /// let clock = TestClock(timeline: time)
-  /// ```
-  ///
-  /// The scheduler starts at its epoch (see ``test``) plus the time since the timeline began.
-  public static func test(
-    timeline: TestTimeline,
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) -> TestSchedulerOf<Self> {
-    TestScheduler(
-      timeline: timeline, fileID: fileID, filePath: filePath, line: line, column: column)
-  }
-}
-
 extension TestScheduler where SchedulerTimeType: _TempoEpochTime {
   /// Creates a test scheduler on a shared timeline (see `TestTimeline`), starting at its time
   /// type's epoch plus the time since the timeline began.
@@ -337,16 +307,5 @@ extension TestScheduler where SchedulerTimeType: _TempoEpochTime {
       ),
       creation: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
-  }
-}
-
-/// Writes a date of a test scheduler as the time since `start`, in seconds, when its time type
-/// measures from an epoch (Dispatch, run-loop and operation-queue time); as itself otherwise.
-private func describingSince<Time>(_ start: Time) -> (Time) -> String {
-  guard let start = start as? any _TempoEpochTime else { return { "\($0)" } }
-  let origin = start._tempoElapsed
-  return { date in
-    guard let date = date as? any _TempoEpochTime else { return "\(date)" }
-    return describeSeconds(date._tempoElapsed - origin)
   }
 }

@@ -25,7 +25,8 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
   // Invariant: `storedNow` is set once in `init` and only copied out by `now`; the time value
   // itself is never mutated or shared by reference.
   private let storedNow: UncheckedSendable<SchedulerTimeType>
-  private let location: SourceLocation
+  /// Where the scheduler was created, when the factory could know it.
+  private let location: SourceLocation?
 
   /// A word that starts every issue this scheduler reports, to tell several apart.
   public let prefix: String
@@ -70,6 +71,13 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     self.location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
+  /// Creates an unimplemented scheduler for a factory that cannot know its caller.
+  init(_ prefix: String, now: SchedulerTimeType, location: SourceLocation?) {
+    self.prefix = prefix
+    self.storedNow = UncheckedSendable(now)
+    self.location = location
+  }
+
   /// Reports an issue; `action` never runs.
   public func schedule(options _: SchedulerOptions?, _ action: @escaping () -> Void) {
     report("An action was scheduled.")
@@ -82,7 +90,7 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     options _: SchedulerOptions?,
     _ action: @escaping () -> Void
   ) {
-    report("An action was scheduled after \(date).")
+    report("An action was scheduled after \(readable(date)).")
   }
 
   /// Reports an issue; `action` never runs.
@@ -93,16 +101,25 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     options _: SchedulerOptions?,
     _ action: @escaping () -> Void
   ) -> any Cancellable {
-    report("An action was scheduled after \(date), repeating every \(interval).")
+    report(
+      "An action was scheduled after \(readable(date)), repeating every \(readable(interval)).")
     return AnyCancellable {}
   }
 
   private func report(_ what: String) {
     let name = prefix.isEmpty ? "Unimplemented scheduler" : "Unimplemented scheduler: \(prefix)"
-    location.report(
+    let message =
       "\(name) - \(what) This scheduler stands in for code that should not use a scheduler; "
-        + "give the feature a test or immediate scheduler if it is meant to."
-    )
+      + "give the feature a test or immediate scheduler if it is meant to."
+    if let location {
+      location.report(message)
+    } else {
+      // A factory that takes no source location made this scheduler: see `Factories.swift`.
+      reportTempoIssue(
+        message + " (It was created by a factory that cannot know the line that called it; "
+          + "`AnySchedulerOf<…>.unimplemented(\"name\")` or `UnimplementedScheduler(\"name\", "
+          + "now:)` points its issues at the line that creates it.)")
+    }
   }
 }
 
@@ -115,31 +132,6 @@ public typealias UnimplementedSchedulerOf<Scheduler> = UnimplementedScheduler<
   Scheduler.SchedulerTimeType, Scheduler.SchedulerOptions
 > where Scheduler: _CombineScheduler
 
-extension _TempoEpoch {
-  /// An unimplemented scheduler with this scheduler's time and options types.
-  ///
-  /// ```swift
-  /// let model = Model(mainQueue: DispatchQueue.unimplemented)
-  /// ```
-  public static var unimplemented: UnimplementedSchedulerOf<Self> {
-    UnimplementedScheduler(now: _tempoEpoch)
-  }
-
-  /// An unimplemented scheduler with this scheduler's time and options types, whose issues
-  /// start with `prefix`.
-  public static func unimplemented(
-    _ prefix: String,
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) -> UnimplementedSchedulerOf<Self> {
-    UnimplementedScheduler(
-      prefix, now: _tempoEpoch, fileID: fileID, filePath: filePath, line: line, column: column
-    )
-  }
-}
-
 extension AnyScheduler where SchedulerTimeType: _TempoEpochTime {
   /// An unimplemented scheduler with these time and options types, type-erased.
   ///
@@ -147,7 +139,8 @@ extension AnyScheduler where SchedulerTimeType: _TempoEpochTime {
   /// let model = CurrencyViewModel(scheduler: .unimplemented)   // AnySchedulerOf<DispatchQueue>
   /// ```
   public static var unimplemented: Self {
-    UnimplementedScheduler(now: SchedulerTimeType._tempoEpoch).eraseToAnyScheduler()
+    UnimplementedScheduler("", now: SchedulerTimeType._tempoEpoch, location: nil)
+      .eraseToAnyScheduler()
   }
 
   /// An unimplemented scheduler with these time and options types whose issues start with

@@ -105,7 +105,7 @@ extension Recorded.Event {
 
 /// Whether two errors are equal (if their type is `Equatable`) or print the same.
 private func sameError(_ lhs: some Error, _ rhs: some Error) -> Bool {
-  if let lhs = lhs as? any Equatable { return lhs.isEqual(to: rhs) }
+  if let lhs = (lhs as Any) as? any Equatable { return lhs.isEqual(to: rhs) }
   return String(reflecting: lhs) == String(reflecting: rhs)
 }
 

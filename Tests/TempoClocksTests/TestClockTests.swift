@@ -221,6 +221,47 @@ import Testing
     #expect(clock.pendingWorkCount == 0)
   }
 
+  @Test func aLateConsumerGetsTheNextInstantOnTheGridWithoutABurst() async throws {
+    let clock = ImmediateClock()
+    var ticks: [Duration] = []
+    for await instant in clock.timer(interval: .seconds(1)) {
+      ticks.append(instant.offset)
+      if ticks.count == 3 { break }
+      try await clock.sleep(for: .milliseconds(2_500))  // misses the next two instants
+    }
+    #expect(ticks == [.seconds(1), .seconds(4), .seconds(7)])
+  }
+
+  @Test func aTimerRunsOnAClockHeldAsAnExistential() async throws {
+    let immediate = ImmediateClock()
+    let clock: any Clock<Duration> = immediate
+    var ticks: [Duration] = []
+    for await _ in clock.timer(interval: .seconds(2)) {
+      ticks.append(immediate.now.offset)
+      if ticks.count == 2 {
+        try await immediate.sleep(for: .seconds(5))  // late: the instants 4 s and 6 s pass
+      }
+      if ticks.count == 3 { break }
+    }
+    #expect(ticks == [.seconds(2), .seconds(4), .seconds(10)])
+  }
+
+  @Test func aTimerOnAnExistentialTestClockTicksAtFixedInstants() async {
+    let test = TestClock()
+    let clock: any Clock<Duration> = test
+    let ticks = Log<Duration>()
+    let task = Task {
+      for await _ in clock.timer(interval: .milliseconds(500)) {
+        ticks.append(test.now.offset)
+      }
+    }
+    await waitUntil { test.pendingWorkCount == 1 }
+    await test.advance(by: .seconds(1))
+    #expect(ticks.values == [.milliseconds(500), .seconds(1)])
+    task.cancel()
+    await task.value
+  }
+
   @Test func aTimerWithoutAPositiveIntervalIsReportedAndEnds() async {
     let clock = TestClock()
     await expectIssues("must be greater than zero") {

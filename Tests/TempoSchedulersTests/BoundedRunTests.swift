@@ -24,7 +24,8 @@ import Testing
     scheduler.schedule(after: scheduler.now.advanced(by: .seconds(5))) {}
     expectIssues(
       "TestScheduler stopped running after 1002 actions: 1 still pending, due at 100.2 "
-        + "seconds (now is 100.1 seconds)."
+        + "seconds since the scheduler's start (now is 100.1 seconds since the scheduler's "
+        + "start)."
     ) {
       RunBudget.$extraActions.withValue(1_000) { scheduler.run() }
     }

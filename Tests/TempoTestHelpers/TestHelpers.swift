@@ -1,6 +1,6 @@
 // Helpers shared by Tempo's own test targets.
 
-public import Foundation
+import Foundation
 import IssueReporting
 public import Testing
 

@@ -10,27 +10,6 @@ public typealias FailingScheduler = UnimplementedScheduler
 public typealias FailingSchedulerOf<Scheduler> = UnimplementedSchedulerOf<Scheduler>
 where Scheduler: _CombineScheduler
 
-extension _TempoEpoch {
-  /// An unimplemented scheduler; the older name of `unimplemented`.
-  @available(*, deprecated, renamed: "unimplemented")
-  public static var failing: UnimplementedSchedulerOf<Self> { unimplemented }
-
-  /// An unimplemented scheduler whose issues start with `prefix`; the older name of
-  /// `unimplemented(_:)`.
-  @available(*, deprecated, renamed: "unimplemented(_:)")
-  public static func failing(_ prefix: String) -> UnimplementedSchedulerOf<Self> {
-    unimplemented(prefix)
-  }
-
-  /// A test scheduler; the older name of `test`.
-  @available(*, deprecated, renamed: "test")
-  public static var testScheduler: TestSchedulerOf<Self> { test }
-
-  /// An immediate scheduler; the older name of `immediate`.
-  @available(*, deprecated, renamed: "immediate")
-  public static var immediateScheduler: ImmediateSchedulerOf<Self> { immediate }
-}
-
 extension AnyScheduler where SchedulerTimeType: _TempoEpochTime {
   /// An unimplemented scheduler, type-erased; the older name of `unimplemented`.
   @available(*, deprecated, renamed: "unimplemented")

@@ -78,8 +78,10 @@ extension Duration {
 
 /// A scheduler type whose test, immediate and unimplemented stand-ins share a fixed start time.
 ///
-/// `DispatchQueue`, ``UIScheduler``, `OperationQueue` and `RunLoop` conform, which gives each of
-/// them the `.test`, `.immediate` and `.unimplemented` factories:
+/// `DispatchQueue`, ``UIScheduler``, `OperationQueue` and `RunLoop` conform. Their `.test`,
+/// `.immediate` and `.unimplemented` factories are declared on each type itself, not here: a
+/// protocol extension's member loses the overload, silently, to a concrete type's member of the
+/// same name in another library.
 ///
 /// ```swift
 /// let scheduler = DispatchQueue.test   // starts at 1 ns of uptime

@@ -1,0 +1,5 @@
+// expect: 'AnySchedulerOf' is ambiguous for type lookup
+import Dependencies
+import TempoSchedulers
+
+func snippet() { let _: AnySchedulerOf<DispatchQueue> = .immediate }

@@ -1,0 +1,5 @@
+// expect: ambiguous use of 'init()'
+import Dependencies
+import TempoClocks
+
+func snippet() { _ = TestClock() }

@@ -1,0 +1,5 @@
+// expect: ambiguous use of 'unimplemented(fileID:filePath:line:column:)'
+import Dependencies
+import TempoClocks
+
+func snippet() { let _: any Clock<Duration> = .unimplemented() }

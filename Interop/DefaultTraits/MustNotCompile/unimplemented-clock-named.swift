@@ -1,0 +1,5 @@
+// expect: ambiguous use of 'init(name:)'
+import Dependencies
+import TempoClocks
+
+func snippet() { _ = UnimplementedClock(name: "clock") }

@@ -1,0 +1,5 @@
+// expect: ambiguous use of 'unimplemented'
+import Dependencies
+import TempoSchedulers
+
+func snippet() { _ = OperationQueue.unimplemented("queue") }

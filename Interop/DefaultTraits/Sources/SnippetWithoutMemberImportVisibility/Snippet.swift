@@ -1,0 +1,1 @@
+// check-ambiguities.sh copies each file of MustNotCompile/ here in turn.

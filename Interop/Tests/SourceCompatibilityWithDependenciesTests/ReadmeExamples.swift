@@ -1,0 +1,1 @@
+../../../Tests/TempoSourceCompatibilityTests/ReadmeExamples.swift

@@ -1,0 +1,1 @@
+../TempoDependenciesTests/DropInTests.swift
