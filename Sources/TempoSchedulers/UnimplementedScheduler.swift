@@ -74,7 +74,7 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
   /// Creates an unimplemented scheduler for a factory that cannot know its caller.
   init(_ prefix: String, now: SchedulerTimeType, location: SourceLocation?) {
     self.prefix = prefix
-    self.storedNow = UncheckedSendable(now)
+    self.storedNow = UncheckedSendable(now)  // Invariant: see `storedNow`.
     self.location = location
   }
 
