@@ -10,7 +10,7 @@
 /// is scheduled on a shared system thread. While a driver drains, a job queued behind it is its
 /// to run; a delayed pump (the backstop) is scheduled in case the driver is blocked on that very
 /// job.
-struct ExecutorQueue {
+struct ExecutorQueue<Job> {
   struct Waiter {
     let continuation: UnsafeContinuation<Bool, Never>
     /// The value of `jobsRun` at which the waiter gives up.
@@ -26,7 +26,7 @@ struct ExecutorQueue {
     case backstop
   }
 
-  private var jobs: [UnownedJob] = []
+  private var jobs: [Job] = []
   private var head = 0
   private(set) var isRunningJob = false
   private(set) var isClosed = false
@@ -56,7 +56,7 @@ struct ExecutorQueue {
   /// A job of this test becomes runnable. Refused (false) once closed, and for a driver's own
   /// task, which must not run here while it waits for this queue to go quiet.
   mutating func enqueue(
-    _ job: UnownedJob, task: UnsafeRawPointer
+    _ job: Job, task: UnsafeRawPointer
   ) -> (accepted: Bool, isNewMember: Bool, wake: Wake) {
     guard !isClosed, !drivers.contains(task) else { return (false, false, .none) }
     jobs.append(job)
@@ -91,14 +91,14 @@ struct ExecutorQueue {
   // MARK: Running jobs
 
   /// The next job for a driver's thread: queued first, no other job running, budget left.
-  mutating func takeForDriver(giveUpAt: Int) -> UnownedJob? {
+  mutating func takeForDriver(giveUpAt: Int) -> Job? {
     guard !isRunningJob, head < jobs.count, jobsRun < giveUpAt else { return nil }
     return takeFirst()
   }
 
   /// The next job for a pump, or nil, which ends the pump: someone else is running a job (and
   /// will look at the queue when it finishes), or nothing is queued.
-  mutating func takeForPump() -> UnownedJob? {
+  mutating func takeForPump() -> Job? {
     guard !isRunningJob, head < jobs.count else {
       isPumpScheduled = false
       return nil
@@ -180,7 +180,7 @@ struct ExecutorQueue {
 
   // MARK: Private
 
-  private mutating func takeFirst() -> UnownedJob {
+  private mutating func takeFirst() -> Job {
     let job = jobs[head]
     head += 1
     if head == jobs.count {

@@ -40,7 +40,7 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   // Invariant: `lock` guards `state`. Jobs are run, waiters resumed and pumps started only
   // after unlocking; `state` lets at most one job run at a time.
   private let lock = Lock()
-  @exclusivity(unchecked) private var state = ExecutorQueue()
+  @exclusivity(unchecked) private var state = ExecutorQueue<UnownedJob>()
 
   /// How long the backstop waits before it runs a job that a draining driver has not run.
   static var backstopMilliseconds: Int { 5 }
@@ -234,7 +234,7 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
     if let answer { return answer }
     return await withUnsafeContinuation { continuation in
       let answer = lock.withLock {
-        state.wait(ExecutorQueue.Waiter(continuation: continuation, giveUpAt: giveUpAt))
+        state.wait(ExecutorQueue<UnownedJob>.Waiter(continuation: continuation, giveUpAt: giveUpAt))
       }
       if let answer { continuation.resume(returning: answer) }
     }
@@ -272,7 +272,7 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
     start(wake)
   }
 
-  private func start(_ wake: ExecutorQueue.Wake) {
+  private func start(_ wake: ExecutorQueue<UnownedJob>.Wake) {
     switch wake {
     case .none:
       break

@@ -1,0 +1,106 @@
+import Testing
+
+@testable import TempoCore
+
+/// The test executor's state machine, driven directly: each event says who must run the queue
+/// next, and quiet means nothing queued or running here or on the main actor.
+@Suite struct ExecutorQueueTests {
+  let task = UnsafeRawPointer(bitPattern: 0x1000)!
+  let driver = UnsafeRawPointer(bitPattern: 0x2000)!
+
+  @Test func aJobQueuedWithNobodyRunningTheQueueStartsOnePump() {
+    var queue = ExecutorQueue<Int>()
+    var wakes = [queue.enqueue(1, task: task).wake]
+    wakes.append(queue.enqueue(2, task: task).wake)  // the pump takes both
+    #expect(wakes == [.pump, .none])
+    var taken = [queue.takeForPump()]
+    #expect(queue.finishJob(byPump: true).wake == .none)
+    taken.append(queue.takeForPump())
+    _ = queue.finishJob(byPump: true)
+    taken.append(queue.takeForPump())  // nil ends the pump
+    #expect(taken == [1, 2, nil])
+    let next = queue.enqueue(3, task: task).wake  // so the next job starts another
+    #expect(next == .pump)
+  }
+
+  @Test func aJobQueuedWhileADriverDrainsIsItsToRunWithOneBackstop() {
+    var queue = ExecutorQueue<Int>()
+    queue.beginDraining()
+    #expect(queue.enqueue(1, task: task).wake == .backstop)
+    #expect(queue.enqueue(2, task: task).wake == .none)
+    #expect(queue.takeForDriver(giveUpAt: .max) == 1)
+    #expect(queue.takeForDriver(giveUpAt: .max) == nil)  // one job at a time
+    _ = queue.finishJob(byPump: false)
+    #expect(queue.takeForDriver(giveUpAt: .max) == 2)
+    _ = queue.finishJob(byPump: false)
+    #expect(queue.endDraining() == .none)
+    #expect(queue.isQuiet)
+  }
+
+  @Test func whatADriverLeavesGoesToAPump() {
+    var queue = ExecutorQueue<Int>()
+    queue.beginDraining()
+    _ = queue.enqueue(1, task: task)
+    #expect(queue.endDraining() == .pump)
+  }
+
+  @Test func aDriversOwnTaskIsRefusedWhileItWaitsForQuiet() {
+    var queue = ExecutorQueue<Int>()
+    queue.beginDriving(driver)
+    #expect(!queue.enqueue(1, task: driver).accepted)
+    #expect(!queue.mainJobQueued(task: driver).accepted)
+    let remembered = queue.endDriving(driver)
+    #expect(remembered)
+    #expect(queue.enqueue(1, task: driver).accepted)
+  }
+
+  @Test func mainActorJobsOfTheTestKeepItFromBeingQuiet() {
+    var queue = ExecutorQueue<Int>()
+    #expect(queue.mainJobQueued(task: task).accepted)
+    #expect(!queue.isQuiet)
+    #expect(queue.quietAnswer(giveUpAt: 10) == nil)
+    _ = queue.mainJobFinished()
+    #expect(queue.isQuiet)
+    #expect(queue.jobsRun == 1)  // main-actor jobs count against the budget too
+  }
+
+  @Test func aSpentBudgetAnswersFalse() {
+    var queue = ExecutorQueue<Int>()
+    for job in 0..<3 {
+      _ = queue.enqueue(job, task: task)
+      _ = queue.takeForDriver(giveUpAt: 3)
+      _ = queue.finishJob(byPump: false)
+    }
+    _ = queue.enqueue(3, task: task)
+    #expect(queue.takeForDriver(giveUpAt: 3) == nil)
+    #expect(queue.quietAnswer(giveUpAt: 3) == false)
+  }
+
+  @Test func theLastLeaseClosesAndNoLeaseIsTakenAfterwards() {
+    var queue = ExecutorQueue<Int>()
+    let retained = [queue.retainLease(), queue.retainLease()]
+    #expect(retained == [true, true])
+    let first = queue.releaseLease()
+    #expect(first == nil)
+    let last = queue.releaseLease()
+    #expect(last != nil)
+    #expect(queue.isClosed)
+    let late = queue.retainLease()
+    #expect(!late)
+    #expect(!queue.enqueue(1, task: task).accepted)
+  }
+
+  @Test func aWaiterIsReleasedWhenTheLastJobFinishes() async {
+    var queue = ExecutorQueue<Int>()
+    _ = queue.enqueue(1, task: task)
+    _ = queue.takeForPump()
+    let answer = await withUnsafeContinuation { continuation in
+      let immediate = queue.wait(.init(continuation: continuation, giveUpAt: .max))
+      #expect(immediate == nil)
+      let released = queue.finishJob(byPump: true).released
+      #expect(released.count == 1)
+      for (waiter, quiet) in released { waiter.resume(returning: quiet) }
+    }
+    #expect(answer)
+  }
+}
