@@ -281,3 +281,36 @@ final class KindRecordingExecutor: TaskExecutor {
     job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
   }
 }
+
+/// A task whose clock opened an executor, then opens a `withTestExecutor` scope: inside, the
+/// scope takes what the task starts; after it, the clock's executor takes it again.
+@Suite struct NestedScopeTests {
+  @MainActor
+  @Test func aScopeOpenedAfterAClockOfTheSameTaskTakesWhatTheTaskStarts() async {
+    for _ in 0..<50 {
+      let clock = TestClock()
+      await clock.advance(by: .zero)
+      await withTestExecutor {
+        var ticks = 0
+        let timer = Task { @MainActor in
+          for await _ in clock.timer(interval: .seconds(1)) {
+            ticks += 1
+            if ticks == 3 { break }
+          }
+        }
+        await clock.advance(by: .seconds(2))
+        #expect(ticks == 2)
+        await clock.advance(by: .seconds(1))
+        await timer.value
+        #expect(ticks == 3)
+      }
+      var woke = false
+      Task { @MainActor in
+        try? await clock.sleep(for: .seconds(1))
+        woke = true
+      }
+      await clock.advance(by: .seconds(1))
+      #expect(woke)
+    }
+  }
+}

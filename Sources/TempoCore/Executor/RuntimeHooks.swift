@@ -146,15 +146,16 @@ enum RuntimeHooks {
     withExtendedLifetime(replaced) {}
   }
 
-  /// The open executor of the current task, if it is one of a test's: the one whose job the
-  /// thread is running, the one of its `withTestExecutor` scope, or the one that has met it.
+  /// The open executor of the current task, if it is one of a test's: the one of its
+  /// `withTestExecutor` scope, the one whose job the thread is running, or the one that has
+  /// met it.
   static func executorForCurrentContext() -> TestExecutor? {
     firstCandidate(forJob: nil) { _ in true }
   }
 
   /// Offers a job to the open executors it may belong to, most specific first, and answers the
-  /// first that `takes` it: the one whose job the thread is running, the one the current task's
-  /// scope carries, the one that has met the current task, then (for work of a plain GCD block
+  /// first that `takes` it: the one the current task's scope carries, the one whose job the
+  /// thread is running, the one that has met the current task, then (for work of a plain GCD block
   /// on the main queue, which has no context at all) the tests that asked for such blocks, and
   /// last the one that has met the job's own task. That comes last because a task at that
   /// address may have ended and had its memory reused. (An executor may have closed meanwhile;
@@ -162,10 +163,12 @@ enum RuntimeHooks {
   static func firstCandidate(
     forJob job: UnsafeRawPointer?, _ takes: (TestExecutor) -> Bool
   ) -> TestExecutor? {
-    let running = RunningJob.executor
-    if let running, takes(running) { return running }
+    // The scope the current task carries comes first: a task inside `withTestExecutor` belongs
+    // to that scope even while it runs a job that an executor of its own clock counted.
     let scoped = TestExecutor.current
-    if let scoped, scoped !== running, takes(scoped) { return scoped }
+    if let scoped, takes(scoped) { return scoped }
+    let running = RunningJob.executor
+    if let running, running !== scoped, takes(running) { return running }
     let current = TestExecutor.currentTaskPointer
     let (byCurrent, byJob) = lock.withLock {
       (

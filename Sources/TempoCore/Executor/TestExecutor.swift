@@ -59,9 +59,14 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// - Parameter includingMainQueueBlocks: See ``includesMainQueueBlocks``.
   package init(includingMainQueueBlocks: Bool = false) {
     state.includesMainQueueBlocks = includingMainQueueBlocks
+    outer = RuntimeHooks.executorThatMetCurrentTask()
     RuntimeHooks.open(self)
     Self.noteCurrentTask(in: self)
   }
+
+  /// The executor the opening task belonged to before (one a clock of the task opened), which
+  /// takes the task back when this one closes.
+  private let outer: TestExecutor?
 
   /// Whether ``settle(at:)`` also waits for what plain GCD blocks on the main queue start: a
   /// round trip through the main queue after the work is quiet, repeated until it finds nothing
@@ -303,6 +308,7 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   package func close() {
     let wake = lock.withLock { state.close() }
     RuntimeHooks.close(self)
+    if let outer, outer.isOpen { Self.noteCurrentTask(in: outer) }
     start(wake)
   }
 }
