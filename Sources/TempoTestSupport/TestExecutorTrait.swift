@@ -1,6 +1,6 @@
 public import Testing
 
-/// The trait that runs a test, or every test of a suite, inside ``withTestExecutor(isolation:_:)``.
+/// The trait that runs a test, or every test of a suite, inside ``withTestExecutor(isolation:includingMainQueueBlocks:_:)``.
 ///
 /// ```swift
 /// @Test(.testExecutor)
@@ -17,7 +17,7 @@ public struct TestExecutorTrait: TestTrait, SuiteTrait, TestScoping {
   /// Applied to a suite, the trait applies to every test in it.
   public var isRecursive: Bool { true }
 
-  /// Runs each test case inside ``withTestExecutor(isolation:_:)``.
+  /// Runs each test case inside ``withTestExecutor(isolation:includingMainQueueBlocks:_:)``.
   public func provideScope(
     for test: Test,
     testCase: Test.Case?,
@@ -31,6 +31,6 @@ public struct TestExecutorTrait: TestTrait, SuiteTrait, TestScoping {
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 extension Trait where Self == TestExecutorTrait {
   /// Runs the test, or each test of the suite, on its own test executor (see
-  /// ``withTestExecutor(isolation:_:)``).
+  /// ``withTestExecutor(isolation:includingMainQueueBlocks:_:)``).
   public static var testExecutor: Self { Self() }
 }

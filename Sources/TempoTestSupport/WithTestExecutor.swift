@@ -34,6 +34,7 @@ import TempoCore
 /// without a test executor.
 ///
 /// - Parameters:
+///   - isolation: The actor the operation runs on: the caller's, by default.
 ///   - includingMainQueueBlocks: Also wait for work started by plain GCD blocks on the main
 ///     queue (`DispatchQueue.main.async { … }`), which are not jobs and are not counted: each
 ///     wait for quiet then ends with a round trip through the main queue, repeated until it
