@@ -1,15 +1,5 @@
 import Dispatch
 
-#if canImport(Darwin)
-  import Darwin
-#elseif canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Android)
-  import Android
-#endif
-
 /// The main actor's executor while a test executor is open: it runs every main-actor job on the
 /// main queue, in order, as the platform's does, and counts each one that belongs to a test, so
 /// that the test's executor knows when its main-actor work has run.

@@ -1,15 +1,5 @@
 import Dispatch
 
-#if canImport(Darwin)
-  import Darwin
-#elseif canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Android)
-  import Android
-#endif
-
 /// Runs the work of one test, one job at a time, and knows when that work has gone quiet.
 ///
 /// While a test executor is open, the jobs that the test's tasks make runnable — a task started
