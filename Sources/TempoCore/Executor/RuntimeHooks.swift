@@ -60,7 +60,13 @@ enum RuntimeHooks {
 
   private static let slots: Slots? = {
     func slot<T>(_ name: String, _: T.Type) -> UnsafeMutablePointer<T?>? {
-      dlsym(nil, name)?.assumingMemoryBound(to: T?.self)
+      // Every loaded image, in load order: `RTLD_DEFAULT`, which is -2 on Apple platforms.
+      #if canImport(Darwin)
+        let everywhere = UnsafeMutableRawPointer(bitPattern: -2)
+      #else
+        let everywhere: UnsafeMutableRawPointer? = nil
+      #endif
+      return dlsym(everywhere, name)?.assumingMemoryBound(to: T?.self)
     }
     guard let global = slot("swift_task_enqueueGlobal_hook", JobHook.self),
       let enqueueMain = slot("swift_task_enqueueMainExecutor_hook", JobHook.self),
