@@ -2,6 +2,9 @@
   import Darwin
 #elseif canImport(Glibc)
   import Glibc
+  // `timespec`'s members come from the runtime's shim module in some orders of compilation
+  // (`MemberImportVisibility` then asks for it by name).
+  import SwiftOverlayShims
 #elseif canImport(Musl)
   import Musl
 #elseif canImport(Android)
