@@ -2,8 +2,8 @@
   import Darwin
 #elseif canImport(Glibc)
   import Glibc
-  // `timespec`'s members come from the runtime's shim module in some orders of compilation
-  // (`MemberImportVisibility` then asks for it by name).
+  // `timespec` can be attributed to the runtime's shim module, depending on the order in which
+  // the module's files compile; `MemberImportVisibility` then asks for it by name.
   import SwiftOverlayShims
 #elseif canImport(Musl)
   import Musl
