@@ -9,8 +9,10 @@
 /// keeps its sequence and its k-th repeat is due at `start + k × interval` when the interval
 /// can be multiplied exactly.
 ///
-/// The pending work is a reference (``PendingWork``), so a copy of this state shares it: the
-/// one owner keeps the one state.
+/// The pending work and `now` are kept by a reference (``PendingWork``), so a copy of this state
+/// shares them: the one owner keeps the one state. Every field of the struct itself has a fixed
+/// size whatever `Time` is, so that unspecialized code reaches them without looking up the
+/// struct's metadata (see ``PendingWork/now``).
 struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic> {
   typealias Action = () -> Void
   typealias Handle = Timeline<Time, Interval>.Handle
@@ -42,8 +44,8 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
     let stoppedRepeating: TimelineHandle?
   }
 
-  // Fixed-size fields first, so that their offsets do not depend on `Time`.
-  /// Pending entries, cancelled ones included, ordered by (date, sequence).
+  // Every field has a fixed size: see the type's documentation.
+  /// Pending entries, cancelled ones included, ordered by (date, sequence), and `now`.
   let pending: PendingWork<Time>
   private var nextSequence: UInt64 = 0
   /// Entries whose handle was cancelled; they are dropped when reached or when compacting.
@@ -57,16 +59,16 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   let advancedBy: (Time, Interval) -> Time
   /// `interval × k`, when `Interval` is a ``TimelineGridStride``.
   private let multiply: ((Interval, Int) -> Interval?)?
-  /// The current virtual time.
-  private(set) var now: Time
 
   init(now: Time, sharedNow: Duration = .zero, advancedBy: @escaping (Time, Interval) -> Time) {
-    self.pending = PendingWork<Time>.make(for: Time.self)
+    self.pending = PendingWork<Time>.make(now: now)
     self.sharedNow = sharedNow
     self.advancedBy = advancedBy
     self.multiply = gridMultiplier(for: Interval.self)
-    self.now = now
   }
+
+  /// The current virtual time.
+  var now: Time { pending.now }
 
   /// How many entries are waiting to run (cancelled ones excluded). - Complexity: O(1)
   var pendingCount: Int { pending.count - cancelled }
@@ -151,7 +153,7 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
           handle.action = nil
         }
       }
-      if now < date { now = date }
+      if now < date { pending.now = date }
       return Taken(action: action, stoppedRepeating: stopped)
     }
     return nil
@@ -165,9 +167,12 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
     handle.rearmed += 1
     // On the grid when the interval can be multiplied: adding it to the previous date again and
     // again would add the date type's rounding at every repeat.
-    let next =
-      handle.start.flatMap { dateOfRepeat(handle.rearmed, from: $0, every: interval) }
-      ?? advancedBy(date, interval)
+    let next: Time
+    if let start = handle.start, let multiply, let span = multiply(interval, handle.rearmed) {
+      next = advancedBy(start, span)
+    } else {
+      next = advancedBy(date, interval)
+    }
     guard date < next else {
       handle.action = nil
       handle.stoppedAfter = date
@@ -186,12 +191,12 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
 
   /// Ends an advance: `now` becomes `target` unless it is already later.
   mutating func finish(at target: Time) {
-    if now < target { now = target }
+    if now < target { pending.now = target }
   }
 
   /// Moves `now` to `date`, and the shared time of `now` to `shared`, unless they are later.
   mutating func catchUp(to date: Time, shared: Duration) {
-    if now < date { now = date }
+    if now < date { pending.now = date }
     if sharedNow < shared { sharedNow = shared }
   }
 
