@@ -12,37 +12,16 @@
 /// The pending work and `now` are kept by a reference (``PendingWork``), so a copy of this state
 /// shares them: the one owner keeps the one state. Every field of the struct itself has a fixed
 /// size whatever `Time` is, so that unspecialized code reaches them without looking up the
-/// struct's metadata (see ``PendingWork/now``).
+/// struct's metadata (see ``PendingWork/now``). For the same reason its events are inlined
+/// into ``Timeline``: unspecialized code that calls a method of a generic struct looks up the
+/// struct's metadata to pass it, at every call.
 struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic> {
   typealias Action = () -> Void
   typealias Handle = Timeline<Time, Interval>.Handle
 
-  /// What a date given to ``insert(_:after:sequence:)`` cannot be.
-  enum DateProblem {
-    /// Not equal to itself (NaN, or an infinite date): the work is due now instead.
-    case invalid
-    /// Both before and after `now` (a time type that saturates): the work never runs.
-    case unrepresentable
-  }
-
-  /// Why a target of an advance is `now` rather than the instant asked for.
-  enum TargetProblem {
-    /// A stride below zero, or not a number.
-    case negativeStride
-    /// A stride whose target the time type cannot represent (it saturates or overflows).
-    case unrepresentableTarget
-    /// An instant not equal to itself.
-    case invalidInstant
-    /// An instant before `now`.
-    case instantInPast
-  }
-
-  /// An action taken to run, and the handle that stopped repeating when it was taken (its
-  /// interval was too small to move its date; ``Timeline/Handle/stoppedAfter`` says when).
-  struct Taken {
-    let action: Action
-    let stoppedRepeating: TimelineHandle?
-  }
+  typealias DateProblem = TimelineDateProblem
+  typealias TargetProblem = TimelineTargetProblem
+  typealias Taken = TimelineTaken
 
   // Every field has a fixed size: see the type's documentation.
   /// Pending entries, cancelled ones included, ordered by (date, sequence), and `now`.
@@ -68,14 +47,17 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   }
 
   /// The current virtual time.
+  @inline(__always)
   var now: Time { pending.now }
 
   /// How many entries are waiting to run (cancelled ones excluded). - Complexity: O(1)
+  @inline(__always)
   var pendingCount: Int { pending.count - cancelled }
 
   // MARK: - Scheduling
 
   /// The next sequence number of a timeline that numbers its own work.
+  @inline(__always)
   mutating func takeSequence() -> UInt64 {
     defer { nextSequence &+= 1 }
     return nextSequence
@@ -84,6 +66,7 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   /// Puts `job` in the heap at `date`, or at `now` if `date` is past or invalid, and answers the
   /// date it is due at. A date that compares as both before and after `now` cannot be ordered,
   /// so the job is left out. - Complexity: O(log n)
+  @inline(__always)
   mutating func insert(
     _ job: TimelineJob, after date: Time, sequence: UInt64
   ) -> (problem: DateProblem?, due: Time) {
@@ -98,6 +81,7 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   /// Inserts a cancellable `handle` at `date` (see ``insert(_:after:sequence:)``) and records
   /// the date of its first run, from which its repeats are counted. A handle that cannot be
   /// ordered is cancelled at once; the caller still holds its action, so nothing is released.
+  @inline(__always)
   mutating func schedule(_ handle: Handle, after date: Time, sequence: UInt64) -> DateProblem? {
     let (problem, due) = insert(.handle(handle), after: date, sequence: sequence)
     handle.start = due
@@ -107,6 +91,7 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
 
   /// Cancels `handle`: answers its action, for the caller to release after unlocking, or nil if
   /// it had none (cancelled already, or it ran and does not repeat). - Complexity: amortized O(1)
+  @inline(__always)
   mutating func cancel(_ handle: TimelineHandle) -> Action? {
     guard let action = handle.action else { return nil }
     handle.action = nil
@@ -121,6 +106,7 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   /// Whether the storage should now ask its group to keep it alive (`true`) or let go of it
   /// (`false`); nil when that has not changed. A member of a shared timeline is kept while it
   /// has pending work, so that work is never lost because the test let go of the member.
+  @inline(__always)
   mutating func updateHold() -> Bool? {
     let hasWork = pending.count > cancelled
     guard hasWork != isHeld else { return nil }
@@ -132,6 +118,7 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
 
   /// Takes the next action due by `bound`, sets `now` to its date and re-arms it if it repeats.
   /// The caller runs the action. - Complexity: O(log n)
+  @inline(__always)
   mutating func takeNext(dueBy bound: DueBound) -> Taken? {
     var date = now
     while let (job, sequence) = pending.removeFirst(dueBy: bound, date: &date) {
@@ -162,45 +149,37 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   /// Puts a repeating handle that just came due back at its next date, keeping its sequence
   /// number. If its interval cannot move `date`, it stops repeating (its action is cleared, but
   /// the caller runs and then releases it) and this answers false.
+  @inline(__always)
   private mutating func rearm(_ handle: Handle, from date: Time, sequence: UInt64) -> Bool {
-    guard let interval = handle.interval else { return true }
-    handle.rearmed += 1
-    // On the grid when the interval can be multiplied: adding it to the previous date again and
-    // again would add the date type's rounding at every repeat.
-    let next: Time
-    if let start = handle.start, let multiply, let span = multiply(interval, handle.rearmed) {
-      next = advancedBy(start, span)
-    } else {
-      next = advancedBy(date, interval)
-    }
-    guard date < next else {
-      handle.action = nil
-      handle.stoppedAfter = date
+    var next = date
+    guard handle.next(after: date, into: &next, advancedBy: advancedBy, multiply: multiply) else {
       return false
     }
     pending.insert(.handle(handle), at: next, sequence: sequence)
     return true
   }
 
-  /// `start + count × interval`, or nil if `Interval` cannot be multiplied exactly or the
-  /// product does not fit.
+  @inline(__always)
   func dateOfRepeat(_ count: Int, from start: Time, every interval: Interval) -> Time? {
     guard let multiply, let span = multiply(interval, count) else { return nil }
     return advancedBy(start, span)
   }
 
   /// Ends an advance: `now` becomes `target` unless it is already later.
+  @inline(__always)
   mutating func finish(at target: Time) {
     if now < target { pending.now = target }
   }
 
   /// Moves `now` to `date`, and the shared time of `now` to `shared`, unless they are later.
+  @inline(__always)
   mutating func catchUp(to date: Time, shared: Duration) {
     if now < date { pending.now = date }
     if sharedNow < shared { sharedNow = shared }
   }
 
   /// The instant an advance by `stride` moves to, or `now` and the reason it cannot move.
+  @inline(__always)
   func target(advancingBy stride: Interval) -> (target: Time, problem: TargetProblem?) {
     // `>=` alone lets NaN through for strides that derive it from `<`.
     guard stride == stride, stride >= .zero else { return (now, .negativeStride) }
@@ -212,6 +191,7 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   }
 
   /// The instant an advance to `instant` moves to, or `now` and the reason it cannot move.
+  @inline(__always)
   func target(advancingTo instant: Time) -> (target: Time, problem: TargetProblem?) {
     guard instant == instant else { return (now, .invalidInstant) }
     guard instant >= now else { return (now, .instantInPast) }
@@ -222,6 +202,7 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
 
   /// The date and sequence number of the next live entry, dropping cancelled ones from the
   /// front. - Complexity: amortized O(1)
+  @inline(__always)
   mutating func next() -> (date: Time, sequence: UInt64)? {
     cancelled -= pending.removeCancelledFirst()
     return pending.first()
@@ -243,6 +224,7 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
 
   /// The shared time of a pending date: work due now is due at the shared time of `now`, even
   /// when the dates are too coarse to say it.
+  @inline(__always)
   func sharedDate(of date: Time, toShared: (Time) -> Duration) -> Duration {
     guard now < date else { return sharedNow }
     return max(toShared(date), sharedNow)
@@ -260,4 +242,36 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
     }
     return released
   }
+}
+
+// The answers of ``TimelineState``'s events are declared outside it: a type nested in a generic
+// type is generic too, and unspecialized code looks up the metadata of an optional of one (a few
+// hundred instructions) at every use.
+
+/// What a date given to ``TimelineState/insert(_:after:sequence:)`` cannot be.
+enum TimelineDateProblem {
+  /// Not equal to itself (NaN, or an infinite date): the work is due now instead.
+  case invalid
+  /// Both before and after `now` (a time type that saturates): the work never runs.
+  case unrepresentable
+}
+
+/// Why a target of an advance is `now` rather than the instant asked for.
+enum TimelineTargetProblem {
+  /// A stride below zero, or not a number.
+  case negativeStride
+  /// A stride whose target the time type cannot represent (it saturates or overflows).
+  case unrepresentableTarget
+  /// An instant not equal to itself.
+  case invalidInstant
+  /// An instant before `now`.
+  case instantInPast
+}
+
+/// An action a ``TimelineState`` took to run, and the handle that stopped repeating when it was
+/// taken (its interval was too small to move its date; ``Timeline/Handle/stoppedAfter`` says
+/// when).
+struct TimelineTaken {
+  let action: () -> Void
+  let stoppedRepeating: TimelineHandle?
 }
