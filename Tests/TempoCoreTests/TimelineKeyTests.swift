@@ -55,7 +55,7 @@ import Testing
   }
 
   @Test func aKeyedDateTypeGetsKeyedWork() {
-    #expect(PendingWork<Int>.make(for: Int.self) is KeyedPendingWork<Int>)
-    #expect(PendingWork<String>.make(for: String.self) is OrderedPendingWork<String>)
+    #expect(PendingWork<Int>.make(now: 0) is KeyedPendingWork<Int>)
+    #expect(PendingWork<String>.make(now: "") is OrderedPendingWork<String>)
   }
 }

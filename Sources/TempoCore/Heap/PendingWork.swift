@@ -31,20 +31,34 @@ package class TimelineHandle: @unchecked Sendable {
 /// ``TimelineKey`` (Dispatch and `Date`-based scheduler times, clock instants measured in
 /// `Duration`), which keeps a heap of integer keys in code compiled for that one entry type, and
 /// ``OrderedPendingWork`` for any other `Comparable` date, which compares the dates themselves
-/// through their generic witnesses. The timeline uses whichever ``make(for:)`` picks, always
+/// through their generic witnesses. The timeline uses whichever ``make(now:)`` picks, always
 /// under its own lock.
 class PendingWork<Time: Comparable> {
-  /// The pending work for `Time`: keyed if `Time` can be keyed, ordered by its dates otherwise.
-  static func make(for _: Time.Type) -> PendingWork<Time> {
-    if let keyed = Time.self as? any TimelineKeyed.Type {
-      return keyedWork(keyed)
-    }
-    return OrderedPendingWork<Time>()
+  /// The owning timeline's current time (see ``TimelineState/now``). It is kept here, in the
+  /// class, rather than in ``TimelineState``: a struct with a field of a generic type has no
+  /// fixed layout, and unspecialized code then looks up the struct's metadata (a few hundred
+  /// instructions) on every access to any of its fields. A class finds its fields through the
+  /// instance's own metadata.
+  @exclusivity(unchecked) final var now: Time
+
+  init(now: Time) {
+    self.now = now
   }
 
-  private static func keyedWork<Keyed: TimelineKeyed>(_: Keyed.Type) -> PendingWork<Time> {
-    // `Keyed` is `Time`: the cast cannot fail.
-    KeyedPendingWork<Keyed>() as! PendingWork<Time>
+  /// The pending work for `Time`, starting at `now`: keyed if `Time` can be keyed, ordered by
+  /// its dates otherwise.
+  static func make(now: Time) -> PendingWork<Time> {
+    if let keyed = Time.self as? any TimelineKeyed.Type {
+      return keyedWork(keyed, now: now)
+    }
+    return OrderedPendingWork<Time>(now: now)
+  }
+
+  private static func keyedWork<Keyed: TimelineKeyed>(
+    _: Keyed.Type, now: Time
+  ) -> PendingWork<Time> {
+    // `Keyed` is `Time`: the casts cannot fail.
+    KeyedPendingWork<Keyed>(now: now as! Keyed) as! PendingWork<Time>
   }
 
   /// How many entries are pending, cancelled ones included.
@@ -161,7 +175,7 @@ final class KeyedPendingWork<Time: TimelineKeyed>: PendingWork<Time> {
   override func removeCancelledFirst() -> Int { heap.removeCancelledFirst() }
 
   override func copy() -> PendingWork<Time> {
-    let copy = KeyedPendingWork()
+    let copy = KeyedPendingWork(now: now)
     copy.heap = heap
     return copy
   }
@@ -236,7 +250,7 @@ final class OrderedPendingWork<Time: Comparable>: PendingWork<Time> {
   override func removeCancelledFirst() -> Int { heap.removeCancelledFirst() }
 
   override func copy() -> PendingWork<Time> {
-    let copy = OrderedPendingWork()
+    let copy = OrderedPendingWork(now: now)
     copy.heap = heap
     return copy
   }

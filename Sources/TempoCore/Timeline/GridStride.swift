@@ -28,3 +28,22 @@ extension Duration: TimelineGridStride {
     return self * count
   }
 }
+
+/// `interval × k` for an `Interval` that can be multiplied exactly (a ``TimelineGridStride``);
+/// nil for any other.
+func gridMultiplier<Interval>(for _: Interval.Type) -> ((Interval, Int) -> Interval?)? {
+  guard let grid = Interval.self as? any TimelineGridStride.Type else { return nil }
+  return multiplier(grid, as: Interval.self)
+}
+
+private func multiplier<Grid: TimelineGridStride, Interval>(
+  _: Grid.Type, as _: Interval.Type
+) -> (Interval, Int) -> Interval? {
+  // `Grid` is `Interval` (the caller found it by casting `Interval.self`), so these casts
+  // reinterpret a value as its own type; a checked cast would cost a runtime lookup per repeat.
+  { interval, count in
+    unsafeBitCast(interval, to: Grid.self).timelineMultiplied(by: count).map {
+      unsafeBitCast($0, to: Interval.self)
+    }
+  }
+}

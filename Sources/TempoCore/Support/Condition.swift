@@ -2,6 +2,9 @@
   import Darwin
 #elseif canImport(Glibc)
   import Glibc
+  // `timespec` can be attributed to the runtime's shim module, depending on the order in which
+  // the module's files compile; `MemberImportVisibility` then asks for it by name.
+  import SwiftOverlayShims
 #elseif canImport(Musl)
   import Musl
 #elseif canImport(Android)

@@ -111,10 +111,7 @@ package final class SharedTimeline: @unchecked Sendable {
   package func target(advancingBy stride: Duration, at location: SourceLocation) -> Duration {
     let now = self.now
     guard stride >= .zero else {
-      location.report(
-        "TestTimeline was asked to advance by \(stride), but a stride must be zero or more: "
-          + "time cannot run backwards. It ran the work due now and stayed at \(now)."
-      )
+      location.report(TimelineMessage.negativeStride("TestTimeline", stride, now: now))
       return now
     }
     return now + stride
@@ -124,10 +121,7 @@ package final class SharedTimeline: @unchecked Sendable {
   package func target(advancingTo instant: Duration, at location: SourceLocation) -> Duration {
     let now = self.now
     guard instant >= now else {
-      location.report(
-        "TestTimeline was asked to advance to \(instant), which is before its current time "
-          + "\(now). Time cannot run backwards: it ran the work due now and stayed at \(now)."
-      )
+      location.report(TimelineMessage.instantInPast("TestTimeline", instant, now: now))
       return now
     }
     return instant
@@ -172,10 +166,7 @@ package final class SharedTimeline: @unchecked Sendable {
   package func expectNothingPending(at location: SourceLocation) {
     let (dates, count, now) = pendingDescription(first: 5)
     guard count > 0 else { return }
-    location.report(
-      "TestTimeline has \(count) pending \(count == 1 ? "action or sleeper" : "actions or sleepers") "
-        + "on its sources, due at \(describeDates(dates, of: count)) (now is \(now))."
-    )
+    location.report(TimelineMessage.sharedPending(count: count, dates: dates, now: now))
   }
 }
 

@@ -166,34 +166,6 @@ extension TimelineDriving {
       ? "\(meter.steps) actions and \(describeSeconds(RunBudget.realTimeLimit)) of real time"
       : "\(meter.steps) actions"
     location.report(
-      "\(driveName) stopped running after \(spent): \(count) still pending, due at "
-        + "\(describeDates(dates, of: count)) (now is \(now)). Work that keeps rescheduling "
-        + "itself, like a repeating timer or a task that sleeps in a loop, never runs out; "
-        + "cancel it first, or advance to a specific time instead."
-    )
+      TimelineMessage.runaway(driveName, spent: spent, count: count, dates: dates, now: now))
   }
-}
-
-/// "a, b, c and 7 more".
-package func describeDates(_ dates: [String], of count: Int) -> String {
-  let listed = dates.joined(separator: ", ")
-  return count > dates.count ? "\(listed) and \(count - dates.count) more" : listed
-}
-
-/// A duration as a person reads it in an issue: seconds, with every digit the duration has and
-/// no rounding (`Duration`'s own description goes through a `Double`, so 100,000 seconds reads
-/// as 99999.99999999999 seconds).
-///
-/// ```swift
-/// describeSeconds(.milliseconds(2_100))   // "2.1 seconds"
-/// describeSeconds(.nanoseconds(600))      // "0.0000006 seconds"
-/// ```
-package func describeSeconds(_ duration: Duration) -> String {
-  let (seconds, attoseconds) = duration.components
-  let negative = seconds < 0 || attoseconds < 0
-  let whole = seconds.magnitude
-  var fraction = String(attoseconds.magnitude)
-  fraction = String(repeating: "0", count: 18 - fraction.count) + fraction
-  while fraction.count > 1, fraction.hasSuffix("0") { fraction.removeLast() }
-  return "\(negative ? "-" : "")\(whole).\(fraction) seconds"
 }

@@ -1,0 +1,105 @@
+extension Timeline {
+  /// The instant an `advance(by:)` of `stride` moves to; reports a negative or invalid stride
+  /// and answers `now` for it.
+  package func target(advancingBy stride: Interval, at location: SourceLocation) -> Time {
+    let (target, problem) = lock.withLock { state.target(advancingBy: stride) }
+    switch problem {
+    case nil: break
+    case .unrepresentableTarget:
+      location.report(TimelineMessage.unrepresentableTarget(name, stride, now: target))
+    default:
+      location.report(TimelineMessage.negativeStride(name, stride, now: target))
+    }
+    return target
+  }
+
+  /// The instant an `advance(to:)` `instant` moves to; reports an instant before `now` (or an
+  /// invalid one) and answers `now` for it.
+  package func target(advancingTo instant: Time, at location: SourceLocation) -> Time {
+    let (target, problem) = lock.withLock { state.target(advancingTo: instant) }
+    switch problem {
+    case nil: break
+    case .invalidInstant:
+      location.report(TimelineMessage.invalidInstant(name, now: target))
+    default:
+      location.report(TimelineMessage.instantInPast(name, instant, now: target))
+    }
+    return target
+  }
+
+  /// Advances by `stride` (validated), running the work due on the way: on this timeline, or
+  /// on every member of the shared timeline it belongs to.
+  package func advance(by stride: Interval, at location: SourceLocation) {
+    let target = target(advancingBy: stride, at: location)
+    if let sharing {
+      sharing.group.drive(through: sharedTarget(target, by: stride), at: location)
+    } else {
+      drive(through: target, at: location)
+    }
+  }
+
+  /// Advances to `instant` (validated), running the work due on the way.
+  package func advance(to instant: Time, at location: SourceLocation) {
+    let target = target(advancingTo: instant, at: location)
+    if let sharing {
+      sharing.group.drive(through: sharedTarget(target, by: nil), at: location)
+    } else {
+      drive(through: target, at: location)
+    }
+  }
+
+  /// Runs pending work until none is left, within a ``RunBudget`` of `limit` actions (or the
+  /// default bounds if nil).
+  package func run(limit: Int?, at location: SourceLocation) {
+    if let sharing {
+      sharing.group.drive(through: nil, budget: RunBudget(limit: limit), at: location)
+    } else {
+      drive(through: nil, budget: RunBudget(limit: limit), at: location)
+    }
+  }
+
+  /// ``advance(by:at:)`` for async code, settling after each action.
+  package func advance(by stride: Interval, at location: SourceLocation) async {
+    let target = target(advancingBy: stride, at: location)
+    if let sharing {
+      await sharing.group.drive(through: sharedTarget(target, by: stride), at: location)
+    } else {
+      await drive(through: target, at: location)
+    }
+  }
+
+  /// ``advance(to:at:)`` for async code, settling after each action.
+  package func advance(to instant: Time, at location: SourceLocation) async {
+    let target = target(advancingTo: instant, at: location)
+    if let sharing {
+      await sharing.group.drive(through: sharedTarget(target, by: nil), at: location)
+    } else {
+      await drive(through: target, at: location)
+    }
+  }
+
+  /// ``run(limit:at:)`` for async code, settling after each action.
+  package func run(limit: Int?, at location: SourceLocation) async {
+    if let sharing {
+      await sharing.group.drive(through: nil, budget: RunBudget(limit: limit), at: location)
+    } else {
+      await drive(through: nil, budget: RunBudget(limit: limit), at: location)
+    }
+  }
+
+  /// The shared time a member's advance to `target` moves to. An advance that does not move
+  /// this member's `now` (a stride of zero, or one that was reported) keeps the shared time
+  /// exactly; an advance by `stride` moves the shared time by the stride, measured in shared
+  /// time, rather than by the difference of two coarse dates.
+  private func sharedTarget(_ target: Time, by stride: Interval?) -> Duration {
+    guard let sharing else { return .zero }
+    let base = sharing.group.now
+    guard now < target else { return base }
+    if let stride {
+      let origin = sharing.fromShared(.zero)
+      let moved = lock.withLock { state.advancedBy }(origin, stride)
+      return base + (sharing.toShared(moved) - sharing.toShared(origin))
+    }
+    return max(base, sharing.toShared(target))
+  }
+}

@@ -1,0 +1,234 @@
+/// A virtual timeline: pending work ordered by (date, scheduling sequence), a current time that
+/// never runs backwards, and the rules for advancing it.
+///
+/// Both `TestScheduler` and `TestClock` are thin fronts over this one type, so the rules hold for
+/// both and are implemented once:
+///
+/// 1. `now` is set to an action's date before it runs; work scheduled while advancing that falls
+///    due by the target runs in the same advance.
+/// 2. Ties run in scheduling order; a repeating action keeps its first sequence number, and its
+///    k-th repeat is due at exactly `start + k × interval` (see ``TimelineGridStride``).
+/// 3. Time never runs backwards: work dated in the past runs at the current `now`; advancing to an
+///    earlier instant reports an issue and still runs what is due now.
+/// 4. A repeating action whose interval is zero, negative or not a number is reported and runs
+///    once; one whose interval is too small to move its date is reported and stops repeating.
+/// 5. `run` always returns: it stops within a ``RunBudget`` and reports what is left.
+/// 6. All state, `now` included, is behind one lock; actions run outside it, so any thread may
+///    schedule, cancel or advance, and an action may advance the timeline it runs on (the nested
+///    advance runs the work due by its own target, then the outer one carries on).
+///
+/// This class is the storage: it owns the lock and a ``TimelineState``, the pure state machine
+/// that keeps these rules; it runs each event of the state under the lock, then, after
+/// unlocking, reports the problem the event answered (in the words of ``TimelineMessage``),
+/// releases what it removed, and hands back the action to run. Advancing is in
+/// `Timeline+Advancing.swift`, cancelling in `Timeline+Handle.swift`, sharing and diagnostics in
+/// `Timeline+Sharing.swift`; the drive loop, budget and runaway report, shared with
+/// ``SharedTimeline``, in `Drive.swift`.
+///
+/// `Time` is the front's own time type and `Interval` its stride; `advancedBy` is how the front's
+/// time moves, so no conversion ever rounds a date. The pending work is kept by ``PendingWork``:
+/// on a heap of integer keys when `Time` is ``TimelineKeyed``, of the dates themselves otherwise.
+///
+/// - Complexity: scheduling and running an action are O(log n) for n pending actions;
+///   cancelling is O(1) (the entry is skipped when reached, and the heap is compacted when
+///   cancelled entries outnumber live ones, amortized O(1) per cancellation).
+package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveArithmetic>:
+  @unchecked Sendable
+{
+  package typealias Action = () -> Void
+
+  // Invariant: `lock` guards `state` (its pending work included) and the `action` of every
+  // `Handle` this timeline created; everything else is immutable. No user code (an action, or
+  // a closure's deinit) runs while it is held. Since every access is under the lock, the
+  // runtime's exclusivity checks on `state` are left out (`@exclusivity(unchecked)`): they cost
+  // more than the work itself.
+  let lock = Lock()
+  @exclusivity(unchecked) var state: TimelineState<Time, Interval>
+  let name: String
+  /// How the runaway report writes a date (the fronts give the time since their start).
+  let describe: (Time) -> String
+  /// Set when this timeline shares its time with others; then every advance advances them all.
+  let sharing: Sharing?
+  /// The test executor its async advances wait on when no `withTestExecutor` scope is open.
+  package let scope: ImplicitScope
+  /// The sleepers this timeline's actions woke that have not run again yet; a shared
+  /// timeline's members all count in the group's.
+  package let wakeUps: WakeUps
+
+  struct Sharing {
+    let group: SharedTimeline
+    let toShared: (Time) -> Duration
+    let fromShared: (Duration) -> Time
+  }
+
+  /// Creates a timeline starting at `now`.
+  ///
+  /// - Parameters:
+  ///   - name: How issues name the owner, for example `"TestScheduler"`.
+  ///   - describe: How the runaway report writes a date; by default, `"\(date)"`.
+  ///   - advancedBy: Moves a date by an interval, the way the owner's time type does.
+  package init(
+    now: Time,
+    name: String,
+    describe: ((Time) -> String)? = nil,
+    advancedBy: @escaping (Time, Interval) -> Time
+  ) {
+    self.state = TimelineState(now: now, advancedBy: advancedBy)
+    self.name = name
+    self.describe = describe ?? { readable($0) }
+    self.sharing = nil
+    self.scope = ImplicitScope(name: name)
+    self.wakeUps = WakeUps()
+  }
+
+  /// Creates a timeline that shares its time with the other members of `group`: it starts at
+  /// the group's time, and advancing it advances them all.
+  ///
+  /// - Parameters:
+  ///   - toShared: The shared time (duration since the group's start) of a date of this type.
+  ///   - fromShared: The date of this type at a shared time.
+  package init(
+    sharing group: SharedTimeline,
+    name: String,
+    advancedBy: @escaping (Time, Interval) -> Time,
+    toShared: @escaping (Time) -> Duration,
+    fromShared: @escaping (Duration) -> Time
+  ) {
+    let now = group.now
+    self.state = TimelineState(now: fromShared(now), sharedNow: now, advancedBy: advancedBy)
+    self.name = name
+    self.describe = { describeSeconds(toShared($0)) }
+    self.sharing = Sharing(group: group, toShared: toShared, fromShared: fromShared)
+    self.scope = group.scope
+    self.wakeUps = group.wakeUps
+    group.join(self)
+  }
+
+  /// An owner of a shared timeline, for a front to hold (see ``SharedTimeline/Owner``); nil
+  /// for a lone timeline.
+  package func makeOwner() -> SharedTimeline.Owner? {
+    sharing.map { SharedTimeline.Owner($0.group) }
+  }
+
+  deinit {
+    // Handles outlive the timeline when their cancellables are kept; release their closures now,
+    // so pending work of a timeline that is gone holds on to nothing. (No other thread can reach
+    // a handle's action any more: their weak references to the timeline are already nil.)
+    withExtendedLifetime(state.releaseAll()) {}
+  }
+
+  /// The current virtual time.
+  package var now: Time { lock.withLock { state.now } }
+
+  /// How many actions are waiting to run (cancelled ones excluded). - Complexity: O(1)
+  package var pendingCount: Int { lock.withLock { state.pendingCount } }
+
+  /// The date of the next action that will run, if any. - Complexity: amortized O(1)
+  package var nextDate: Time? { lock.withLock { state.next()?.date } }
+
+  // MARK: - Scheduling
+
+  /// Schedules `action` to run once at `date` (or at `now`, if `date` is in the past).
+  /// - Complexity: O(log n)
+  package func schedule(after date: Time, at location: SourceLocation, _ action: @escaping Action) {
+    let (problem, released) = lock.withLock {
+      () -> (TimelineState<Time, Interval>.DateProblem?, AnyObject?) in
+      let problem = state.insert(.once(action), after: date, sequence: takeSequence()).problem
+      return (problem, updateHold())
+    }
+    withExtendedLifetime(released) {}
+    if let problem { report(problem, date: date, at: location) }
+  }
+
+  /// Schedules `action` to run at `date` and then, if `interval` is given, every `interval`
+  /// after that, until the returned handle is cancelled.
+  /// - Complexity: O(log n)
+  package func schedule(
+    after date: Time,
+    interval: Interval?,
+    at location: SourceLocation,
+    _ action: @escaping Action
+  ) -> Handle {
+    let repeats = interval.map { $0 > .zero } ?? false
+    let handle = Handle(timeline: self, interval: repeats ? interval : nil, action: action)
+    let (problem, released) = lock.withLock {
+      () -> (TimelineState<Time, Interval>.DateProblem?, AnyObject?) in
+      (state.schedule(handle, after: date, sequence: takeSequence()), updateHold())
+    }
+    withExtendedLifetime(released) {}
+    if let problem { report(problem, date: date, at: location) }
+    if let interval, !repeats {
+      location.report(TimelineMessage.nonPositiveInterval(name, interval))
+    }
+    return handle
+  }
+
+  private func report(
+    _ problem: TimelineState<Time, Interval>.DateProblem, date: Time, at location: SourceLocation
+  ) {
+    switch problem {
+    case .invalid: location.report(TimelineMessage.invalidDate(name))
+    case .unrepresentable: location.report(TimelineMessage.unrepresentableDate(name, date))
+    }
+  }
+
+  // MARK: - Taking work
+
+  /// Takes the next action due at or before `target` (any pending action if `target` is nil),
+  /// sets `now` to its date and re-arms it if it repeats. The caller runs the action.
+  /// - Complexity: O(log n)
+  package func takeNext(through target: Time?, at location: SourceLocation) -> Action? {
+    takeNext(dueBy: dueBound(through: target), at: location)
+  }
+
+  /// ``takeNext(through:at:)`` with the bound made once for a whole drive.
+  package func takeNext(dueBy bound: DueBound, at location: SourceLocation) -> Action? {
+    var released: AnyObject?
+    lock.lock()
+    let taken = state.takeNext(dueBy: bound)
+    if sharing != nil { released = updateHold() }
+    lock.unlock()
+    withExtendedLifetime(released) {}
+    guard let taken else { return nil }
+    if let stopped = taken.stoppedRepeating {
+      reportStopped(unsafeDowncast(stopped, to: Handle.self), at: location)
+    }
+    return taken.action
+  }
+
+  /// Reports a repeating action whose interval became too small to move its date.
+  private func reportStopped(_ handle: Handle, at location: SourceLocation) {
+    let (interval, date) = lock.withLock { (handle.interval, handle.stoppedAfter) }
+    guard let interval, let date else { return }
+    location.report(TimelineMessage.intervalTooSmall(name, interval, after: date))
+  }
+
+  /// The date of the `count`-th repeat of an action first due at `start` and repeating every
+  /// `interval`: `start + count × interval`, or nil if `Interval` cannot be multiplied exactly
+  /// (then each repeat is the previous date plus `interval`) or the product does not fit.
+  package func dateOfRepeat(_ count: Int, from start: Time, every interval: Interval) -> Time? {
+    lock.withLock { state.dateOfRepeat(count, from: start, every: interval) }
+  }
+
+  /// Ends an advance: `now` becomes `target` unless it is already later.
+  package func finishAdvance(at target: Time) {
+    lock.withLock { state.finish(at: target) }
+  }
+
+  // MARK: - With the lock held
+
+  /// The next sequence number: this timeline's own, or its group's when it shares its time.
+  /// Call with the lock held.
+  private func takeSequence() -> UInt64 {
+    if let sharing { return sharing.group.takeSequence() }
+    return state.takeSequence()
+  }
+
+  /// Tells the group whether to keep this timeline alive, when that changes (see
+  /// ``TimelineState/updateHold()``). Call with the lock held, and release the answer after
+  /// unlocking (it may be the last reference to this timeline).
+  func updateHold() -> AnyObject? {
+    guard let sharing, let keep = state.updateHold() else { return nil }
+    return sharing.group.hold(self, keep)
+  }
+}

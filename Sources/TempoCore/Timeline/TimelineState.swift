@@ -1,0 +1,245 @@
+/// The state of one ``Timeline``, and the events that change it: what is pending, in what order,
+/// and what time it is.
+///
+/// A pure state machine: no lock, no strings, no reports. Each event returns what the caller
+/// must know — the problem to report, the action to run, the closure to release — and the
+/// ``Timeline`` that owns this state runs every event under its lock, then reports, runs and
+/// releases after unlocking. The rules it keeps are those of ``Timeline``: entries run in
+/// (date, sequence) order, `now` never moves back, past dates run at `now`, a repeating entry
+/// keeps its sequence and its k-th repeat is due at `start + k × interval` when the interval
+/// can be multiplied exactly.
+///
+/// The pending work and `now` are kept by a reference (``PendingWork``), so a copy of this state
+/// shares them: the one owner keeps the one state. Every field of the struct itself has a fixed
+/// size whatever `Time` is, so that unspecialized code reaches them without looking up the
+/// struct's metadata (see ``PendingWork/now``). For the same reason its events are inlined
+/// into ``Timeline``: unspecialized code that calls a method of a generic struct looks up the
+/// struct's metadata to pass it, at every call.
+struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic> {
+  typealias Action = () -> Void
+  typealias Handle = Timeline<Time, Interval>.Handle
+
+  typealias DateProblem = TimelineDateProblem
+  typealias TargetProblem = TimelineTargetProblem
+  typealias Taken = TimelineTaken
+
+  // Every field has a fixed size: see the type's documentation.
+  /// Pending entries, cancelled ones included, ordered by (date, sequence), and `now`.
+  let pending: PendingWork<Time>
+  private var nextSequence: UInt64 = 0
+  /// Entries whose handle was cancelled; they are dropped when reached or when compacting.
+  private(set) var cancelled = 0
+  /// Whether the storage has asked its shared group to keep it alive (see ``updateHold()``).
+  private var isHeld = false
+  /// The shared time of `now`, when the timeline shares its time: a date type coarser than the
+  /// shared time cannot say it exactly, so work due now is due at this shared time.
+  private(set) var sharedNow: Duration = .zero
+  /// How the owner's time moves.
+  let advancedBy: (Time, Interval) -> Time
+  /// `interval × k`, when `Interval` is a ``TimelineGridStride``.
+  private let multiply: ((Interval, Int) -> Interval?)?
+
+  init(now: Time, sharedNow: Duration = .zero, advancedBy: @escaping (Time, Interval) -> Time) {
+    self.pending = PendingWork<Time>.make(now: now)
+    self.sharedNow = sharedNow
+    self.advancedBy = advancedBy
+    self.multiply = gridMultiplier(for: Interval.self)
+  }
+
+  /// The current virtual time.
+  @inline(__always)
+  var now: Time { pending.now }
+
+  /// How many entries are waiting to run (cancelled ones excluded). - Complexity: O(1)
+  @inline(__always)
+  var pendingCount: Int { pending.count - cancelled }
+
+  // MARK: - Scheduling
+
+  /// The next sequence number of a timeline that numbers its own work.
+  @inline(__always)
+  mutating func takeSequence() -> UInt64 {
+    defer { nextSequence &+= 1 }
+    return nextSequence
+  }
+
+  /// Puts `job` in the heap at `date`, or at `now` if `date` is past or invalid, and answers the
+  /// date it is due at. A date that compares as both before and after `now` cannot be ordered,
+  /// so the job is left out. - Complexity: O(log n)
+  @inline(__always)
+  mutating func insert(
+    _ job: TimelineJob, after date: Time, sequence: UInt64
+  ) -> (problem: DateProblem?, due: Time) {
+    let isLater = now < date
+    if isLater, date < now { return (.unrepresentable, now) }
+    let isValid = date == date
+    let due = isLater && isValid ? date : now
+    pending.insert(job, at: due, sequence: sequence)
+    return (isValid ? nil : .invalid, due)
+  }
+
+  /// Inserts a cancellable `handle` at `date` (see ``insert(_:after:sequence:)``) and records
+  /// the date of its first run, from which its repeats are counted. A handle that cannot be
+  /// ordered is cancelled at once; the caller still holds its action, so nothing is released.
+  @inline(__always)
+  mutating func schedule(_ handle: Handle, after date: Time, sequence: UInt64) -> DateProblem? {
+    let (problem, due) = insert(.handle(handle), after: date, sequence: sequence)
+    handle.start = due
+    if problem == .unrepresentable { handle.action = nil }
+    return problem
+  }
+
+  /// Cancels `handle`: answers its action, for the caller to release after unlocking, or nil if
+  /// it had none (cancelled already, or it ran and does not repeat). - Complexity: amortized O(1)
+  @inline(__always)
+  mutating func cancel(_ handle: TimelineHandle) -> Action? {
+    guard let action = handle.action else { return nil }
+    handle.action = nil
+    cancelled += 1
+    if cancelled > 32, cancelled * 2 > pending.count {
+      pending.removeCancelled()
+      cancelled = 0
+    }
+    return action
+  }
+
+  /// Whether the storage should now ask its group to keep it alive (`true`) or let go of it
+  /// (`false`); nil when that has not changed. A member of a shared timeline is kept while it
+  /// has pending work, so that work is never lost because the test let go of the member.
+  @inline(__always)
+  mutating func updateHold() -> Bool? {
+    let hasWork = pending.count > cancelled
+    guard hasWork != isHeld else { return nil }
+    isHeld = hasWork
+    return hasWork
+  }
+
+  // MARK: - Advancing
+
+  /// Takes the next action due by `bound`, sets `now` to its date and re-arms it if it repeats.
+  /// The caller runs the action. - Complexity: O(log n)
+  @inline(__always)
+  mutating func takeNext(dueBy bound: DueBound) -> Taken? {
+    var date = now
+    while let (job, sequence) = pending.removeFirst(dueBy: bound, date: &date) {
+      var stopped: TimelineHandle?
+      let action: Action
+      switch job {
+      case .once(let once):
+        action = once
+      case .handle(let handle):
+        guard let pendingAction = handle.action else {
+          cancelled -= 1
+          continue
+        }
+        action = pendingAction
+        if handle.repeats {
+          let handle = unsafeDowncast(handle, to: Handle.self)
+          if !rearm(handle, from: date, sequence: sequence) { stopped = handle }
+        } else {
+          handle.action = nil
+        }
+      }
+      if now < date { pending.now = date }
+      return Taken(action: action, stoppedRepeating: stopped)
+    }
+    return nil
+  }
+
+  /// Puts a repeating handle that just came due back at its next date, keeping its sequence
+  /// number. If its interval cannot move `date`, it stops repeating (its action is cleared, but
+  /// the caller runs and then releases it) and this answers false.
+  @inline(__always)
+  private mutating func rearm(_ handle: Handle, from date: Time, sequence: UInt64) -> Bool {
+    var next = date
+    guard handle.next(after: date, into: &next, advancedBy: advancedBy, multiply: multiply) else {
+      return false
+    }
+    pending.insert(.handle(handle), at: next, sequence: sequence)
+    return true
+  }
+
+  @inline(__always)
+  func dateOfRepeat(_ count: Int, from start: Time, every interval: Interval) -> Time? {
+    guard let multiply, let span = multiply(interval, count) else { return nil }
+    return advancedBy(start, span)
+  }
+
+  /// Ends an advance: `now` becomes `target` unless it is already later.
+  @inline(__always)
+  mutating func finish(at target: Time) {
+    if now < target { pending.now = target }
+  }
+
+  /// Moves `now` to `date`, and the shared time of `now` to `shared`, unless they are later.
+  @inline(__always)
+  mutating func catchUp(to date: Time, shared: Duration) {
+    if now < date { pending.now = date }
+    if sharedNow < shared { sharedNow = shared }
+  }
+
+  /// The instant an advance by `stride` moves to, or `now` and the reason it cannot move.
+  @inline(__always)
+  func target(advancingBy stride: Interval) -> (target: Time, problem: TargetProblem?) {
+    // `>=` alone lets NaN through for strides that derive it from `<`.
+    guard stride == stride, stride >= .zero else { return (now, .negativeStride) }
+    let target = advancedBy(now, stride)
+    guard target == target, !(target < now), !(now == target && stride > .zero) else {
+      return (now, .unrepresentableTarget)
+    }
+    return (target, nil)
+  }
+
+  /// The instant an advance to `instant` moves to, or `now` and the reason it cannot move.
+  @inline(__always)
+  func target(advancingTo instant: Time) -> (target: Time, problem: TargetProblem?) {
+    guard instant == instant else { return (now, .invalidInstant) }
+    guard instant >= now else { return (now, .instantInPast) }
+    return (instant, nil)
+  }
+
+  // MARK: - Looking ahead
+
+  /// The date and sequence number of the next live entry, dropping cancelled ones from the
+  /// front. - Complexity: amortized O(1)
+  @inline(__always)
+  mutating func next() -> (date: Time, sequence: UInt64)? {
+    cancelled -= pending.removeCancelledFirst()
+    return pending.first()
+  }
+
+  /// The dates and sequence numbers of the first `first` live entries in the order they run.
+  /// - Complexity: O(n + k log n) for n pending; for diagnostics.
+  func entries(first: Int) -> [(date: Time, sequence: UInt64)] {
+    let live = pending.copy()
+    var entries: [(Time, UInt64)] = []
+    var date = now
+    while entries.count < first,
+      let (job, sequence) = live.removeFirst(dueBy: .everything, date: &date)
+    {
+      if !job.isCancelled { entries.append((date, sequence)) }
+    }
+    return entries
+  }
+
+  /// The shared time of a pending date: work due now is due at the shared time of `now`, even
+  /// when the dates are too coarse to say it.
+  @inline(__always)
+  func sharedDate(of date: Time, toShared: (Time) -> Duration) -> Duration {
+    guard now < date else { return sharedNow }
+    return max(toShared(date), sharedNow)
+  }
+
+  /// Clears every pending handle's action and answers them, for the caller to release: the
+  /// storage is going away, and handles kept by their cancellables must hold on to nothing.
+  func releaseAll() -> [Action] {
+    var released: [Action] = []
+    for case .handle(let handle) in pending.jobs {
+      if let action = handle.action {
+        handle.action = nil
+        released.append(action)
+      }
+    }
+    return released
+  }
+}
