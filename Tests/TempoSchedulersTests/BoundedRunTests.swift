@@ -27,7 +27,9 @@ import Testing
         + "seconds since the scheduler's start (now is 100.1 seconds since the scheduler's "
         + "start)."
     ) {
-      RunBudget.$extraActions.withValue(1_000) { scheduler.run() }
+      RunBudget.$realTimeLimit.withValue(.seconds(600)) {
+        RunBudget.$extraActions.withValue(1_000) { scheduler.run() }
+      }
     }
     #expect(count == 1_001)
     timer.cancel()
@@ -43,7 +45,9 @@ import Testing
       "TestTimeline stopped running after 1002 actions: 1 still pending, due at 1002.0 "
         + "seconds (now is 1001.0 seconds)."
     ) {
-      RunBudget.$extraActions.withValue(1_000) { time.run() }
+      RunBudget.$realTimeLimit.withValue(.seconds(600)) {
+        RunBudget.$extraActions.withValue(1_000) { time.run() }
+      }
     }
     timer.cancel()
   }
