@@ -48,15 +48,18 @@ import Testing
     var queue = ExecutorQueue<Int>()
     queue.beginDriving(driver)
     #expect(!queue.enqueue(1, task: driver).accepted)
-    #expect(!queue.mainJobQueued(task: driver).accepted)
-    let remembered = queue.endDriving(driver)
-    #expect(remembered)
+    let refused = queue.mainJobQueued(task: driver)
+    #expect(!refused)
+    #expect(queue.isDriver(driver))
+    queue.endDriving(driver)
+    #expect(!queue.isDriver(driver))
     #expect(queue.enqueue(1, task: driver).accepted)
   }
 
   @Test func mainActorJobsOfTheTestKeepItFromBeingQuiet() {
     var queue = ExecutorQueue<Int>()
-    #expect(queue.mainJobQueued(task: task).accepted)
+    let counted = queue.mainJobQueued(task: task)
+    #expect(counted)
     #expect(!queue.isQuiet)
     #expect(queue.quietAnswer(giveUpAt: 10) == nil)
     _ = queue.mainJobFinished()

@@ -57,24 +57,22 @@ struct ExecutorQueue<Job> {
   /// task, which must not run here while it waits for this queue to go quiet.
   mutating func enqueue(
     _ job: Job, task: UnsafeRawPointer
-  ) -> (accepted: Bool, isNewMember: Bool, wake: Wake) {
-    guard !isClosed, !drivers.contains(task) else { return (false, false, .none) }
+  ) -> (accepted: Bool, wake: Wake) {
+    guard !isClosed, !drivers.contains(task) else { return (false, .none) }
     jobs.append(job)
     accepted += 1
-    return (true, remember(task), wakeIfNeeded())
+    return (true, wakeIfNeeded())
   }
 
-  /// Whether `task` is to be remembered as a member: not while it drives. (It is remembered
-  /// every time, not only the first: another test may have met a task at the same address
-  /// since, the memory of an ended task being reused.)
-  func remember(_ task: UnsafeRawPointer) -> Bool { !drivers.contains(task) }
+  /// Whether `task` is waiting for quiet; it is no member while it does.
+  func isDriver(_ task: UnsafeRawPointer) -> Bool { drivers.contains(task) }
 
   /// A main-actor job of this test was sent to the main queue (see ``MainExecutor``).
-  mutating func mainJobQueued(task: UnsafeRawPointer) -> (accepted: Bool, isNewMember: Bool) {
-    guard !isClosed, !drivers.contains(task) else { return (false, false) }
+  mutating func mainJobQueued(task: UnsafeRawPointer) -> Bool {
+    guard !isClosed, !drivers.contains(task) else { return false }
     mainJobs += 1
     accepted += 1
-    return (true, remember(task))
+    return true
   }
 
   /// A main-actor job of this test has run; returns the waiters it releases.
@@ -134,10 +132,8 @@ struct ExecutorQueue<Job> {
     if !drivers.contains(task) { drivers.append(task) }
   }
 
-  /// Answers whether the task is to be remembered as a member again (see ``remember(_:)``).
-  mutating func endDriving(_ task: UnsafeRawPointer) -> Bool {
+  mutating func endDriving(_ task: UnsafeRawPointer) {
     if let index = drivers.firstIndex(of: task) { drivers.remove(at: index) }
-    return remember(task)
   }
 
   // MARK: Waiting for quiet

@@ -84,9 +84,11 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// otherwise.
   func accept(_ job: UnownedJob) -> Bool {
     let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
-    let (accepted, isNewMember, wake) = lock.withLock { state.enqueue(job, task: task) }
+    let (accepted, wake) = lock.withLock { state.enqueue(job, task: task) }
     guard accepted else { return false }
-    if isNewMember, JobIdentity.isTask(task) { RuntimeHooks.note(task, memberOf: self) }
+    // Remembered every time, not only the first: another test may have met a task at the same
+    // address since, the memory of an ended task being reused.
+    if JobIdentity.isTask(task) { RuntimeHooks.note(task, memberOf: self) }
     start(wake)
     return true
   }
@@ -94,8 +96,8 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// Counts a main-actor job of `task` that goes to the main queue; false if it is not counted
   /// (closed, or the task is a driver's).
   func acceptMainJob(task: UnsafeRawPointer) -> Bool {
-    let (accepted, isNewMember) = lock.withLock { state.mainJobQueued(task: task) }
-    if isNewMember, JobIdentity.isTask(task) { RuntimeHooks.note(task, memberOf: self) }
+    let accepted = lock.withLock { state.mainJobQueued(task: task) }
+    if accepted, JobIdentity.isTask(task) { RuntimeHooks.note(task, memberOf: self) }
     return accepted
   }
 
@@ -125,7 +127,7 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
 
   private static func noteCurrentTask(in executor: TestExecutor) {
     guard let task = currentTaskPointer,
-      executor.lock.withLock({ executor.state.remember(task) })
+      !executor.lock.withLock({ executor.state.isDriver(task) })
     else { return }
     RuntimeHooks.note(task, memberOf: executor)
   }
@@ -157,6 +159,14 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   package func settle(at location: SourceLocation) async -> Bool {
     guard let task = Self.currentTaskPointer else { return true }
     beginDriving(task)
+    return await settleAgain(at: location)
+  }
+
+  /// ``settle(at:)`` for a task that has settled before and not rejoined since: a drive
+  /// settles once before its first action and again after each, and the task is a driver
+  /// already.
+  @discardableResult
+  package func settleAgain(at location: SourceLocation) async -> Bool {
     let giveUpAt = lock.withLock { state.jobsRun } + Self.jobBudget
     while true {
       guard await quietHere(giveUpAt: giveUpAt) else {
@@ -184,7 +194,8 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// lets go of such an actor late would release their work where no one waits for it.
   package func rejoin() async {
     guard let task = Self.currentTaskPointer else { return }
-    if lock.withLock({ state.endDriving(task) }) { RuntimeHooks.note(task, memberOf: self) }
+    lock.withLock { state.endDriving(task) }
+    RuntimeHooks.note(task, memberOf: self)
     // `Task.yield()` may return without leaving the thread, and so may a continuation
     // resumed before the task has finished suspending; a switch to a task executor always
     // enqueues on it.

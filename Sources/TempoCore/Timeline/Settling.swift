@@ -89,7 +89,7 @@ extension Settling {
       while remaining > 0, let action = takeNext() {
         executor.runAndDrain(action)
         remaining -= 1
-        await executor.settle(at: location)
+        await executor.settleAgain(at: location)
       }
       return remaining
     }
