@@ -101,7 +101,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
     guard now < deadline else { return }
     let sleeper = Sleeper()
     try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation { continuation in
+      try await withUnsafeThrowingContinuation { continuation in
         guard sleeper.install(continuation) else { return }
         let wakeUps = timeline.wakeUps
         let handle = timeline.schedule(after: deadline, interval: nil, at: creation) {

@@ -37,7 +37,7 @@ extension Scheduler {
     try Task.checkCancellation()
     let sleeper = Sleeper()
     try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation { continuation in
+      try await withUnsafeThrowingContinuation { continuation in
         guard sleeper.install(continuation) else { return }
         let wait = now.distance(to: deadline)
         if wait > .zero {

@@ -107,3 +107,46 @@ import Testing
     #expect(answer)
   }
 }
+
+/// The combined events a running queue uses: finishing a job and taking the next in one step.
+@Suite struct ExecutorQueueStepTests {
+  let task = UnsafeRawPointer(bitPattern: 0x1000)!
+
+  @Test func aDriverFinishesAndTakesTheNextJobInOneStep() {
+    var queue = ExecutorQueue<Int>()
+    #expect(queue.beginDraining() == 0)
+    _ = queue.enqueue(1, task: task)
+    _ = queue.enqueue(2, task: task)
+    #expect(queue.takeForDriver(giveUpAt: .max) == 1)
+    let step = queue.finishJobAndTakeForDriver(giveUpAt: .max)
+    #expect(step.next == 2)
+    // The backstop was started by the first job queued behind the driver; no second one.
+    #expect(step.wake == .none)
+    let last = queue.finishJobAndTakeForDriver(giveUpAt: .max)
+    #expect(last.next == nil)
+    #expect(queue.isQuiet)
+    #expect(queue.endDraining() == .none)
+    #expect(queue.jobsRun == 2)
+  }
+
+  @Test func aDriverStopsTakingWhenItsBudgetIsSpent() {
+    var queue = ExecutorQueue<Int>()
+    let giveUpAt = queue.beginDraining() + 1
+    _ = queue.enqueue(1, task: task)
+    _ = queue.enqueue(2, task: task)
+    #expect(queue.takeForDriver(giveUpAt: giveUpAt) == 1)
+    let step = queue.finishJobAndTakeForDriver(giveUpAt: giveUpAt)
+    #expect(step.next == nil)
+    #expect(queue.endDraining() == .pump)  // what is left goes to a pump
+  }
+
+  @Test func aPumpFinishesAndTakesTheNextJobInOneStep() {
+    var queue = ExecutorQueue<Int>()
+    _ = queue.enqueue(1, task: task)
+    _ = queue.enqueue(2, task: task)
+    #expect(queue.takeForPump() == 1)
+    #expect(queue.finishJobAndTakeForPump().next == 2)
+    #expect(queue.finishJobAndTakeForPump().next == nil)
+    #expect(queue.enqueue(3, task: task).wake == .pump)  // the pump ended; a new one starts
+  }
+}

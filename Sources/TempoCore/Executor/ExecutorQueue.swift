@@ -117,10 +117,37 @@ struct ExecutorQueue<Job> {
     return (releasedWaiters(), byPump ? .none : wakeIfNeeded())
   }
 
+  /// ``finishJob(byPump:)`` and ``takeForDriver(giveUpAt:)`` in one step, for a driver that
+  /// goes on draining: who runs the rest is decided after the next job is taken.
+  mutating func finishJobAndTakeForDriver(
+    giveUpAt: Int
+  ) -> (released: [(UnsafeContinuation<Bool, Never>, Bool)], wake: Wake, next: Job?) {
+    isRunningJob = false
+    jobsRun += 1
+    let released = releasedWaiters()
+    let next = takeForDriver(giveUpAt: giveUpAt)
+    return (released, wakeIfNeeded(), next)
+  }
+
+  /// ``finishJob(byPump:)`` and ``takeForPump()`` in one step, for a pump that goes on.
+  mutating func finishJobAndTakeForPump() -> (
+    released: [(UnsafeContinuation<Bool, Never>, Bool)], next: Job?
+  ) {
+    isRunningJob = false
+    jobsRun += 1
+    let released = releasedWaiters()
+    return (released, takeForPump())
+  }
+
   // MARK: Drivers
 
-  /// A driver begins running the queue on its thread.
-  mutating func beginDraining() { drainers += 1 }
+  /// A driver begins running the queue on its thread; returns the jobs run so far, from which
+  /// it measures its budget.
+  @discardableResult
+  mutating func beginDraining() -> Int {
+    drainers += 1
+    return jobsRun
+  }
 
   /// A driver stops running the queue; whatever is left goes to a pump.
   mutating func endDraining() -> Wake {

@@ -5,7 +5,7 @@
 /// ```swift
 /// let sleeper = Sleeper()
 /// try await withTaskCancellationHandler {
-///   try await withCheckedThrowingContinuation { continuation in
+///   try await withUnsafeThrowingContinuation { continuation in
 ///     guard sleeper.install(continuation) else { return }
 ///     let handle = timeline.schedule(after: deadline, interval: nil, at: location) {
 ///       sleeper.resume()
@@ -20,7 +20,7 @@ package final class Sleeper: @unchecked Sendable {
   // Invariant: `lock` guards every `var`; the continuation is resumed and the wake-up cancelled
   // only after unlocking.
   private let lock = Lock()
-  private var continuation: CheckedContinuation<Void, any Error>?
+  private var continuation: UnsafeContinuation<Void, any Error>?
   private var cancelWakeUp: (() -> Void)?
   private var isFinished = false
 
@@ -28,7 +28,7 @@ package final class Sleeper: @unchecked Sendable {
 
   /// Stores the continuation; answers false (after resuming it with `CancellationError`) if the
   /// sleep was already cancelled, in which case nothing should be scheduled.
-  package func install(_ continuation: CheckedContinuation<Void, any Error>) -> Bool {
+  package func install(_ continuation: UnsafeContinuation<Void, any Error>) -> Bool {
     TestExecutor.noteCurrentTask()
     let cancelled = lock.withLock {
       if isFinished { return true }
@@ -59,7 +59,7 @@ package final class Sleeper: @unchecked Sendable {
   @discardableResult
   private func finish(with error: (any Error)?) -> Bool {
     let (finished, continuation, cancelWakeUp) = lock.withLock {
-      () -> (Bool, CheckedContinuation<Void, any Error>?, (() -> Void)?) in
+      () -> (Bool, UnsafeContinuation<Void, any Error>?, (() -> Void)?) in
       guard !isFinished else { return (false, nil, nil) }
       isFinished = true
       defer { (self.continuation, self.cancelWakeUp) = (nil, nil) }
