@@ -150,6 +150,63 @@ func clockMadeOutsideATask() async -> TestClock<Duration> {
 
 /// The executor a clock opens by itself when no `withTestExecutor` scope is open.
 @Suite struct ImplicitExecutorTests {
+  /// The task that awaits the test's task, as the test runner does, stays outside the test's
+  /// executor when the test's task ends and wakes it. Taken in, it would make the runner, and
+  /// every test it starts next, part of this test, and their clocks would lose their executor
+  /// when this one closes.
+  @Test func theTaskThatAwaitsTheTestsTaskStaysOutside() async {
+    let test = Task { () -> (TestClock<Duration>, Bool) in
+      let clock = TestClock()  // opens an executor for this task
+      let woke = Log<String>()
+      Task {
+        try? await clock.sleep(for: .seconds(1))
+        woke.append("woke")
+      }
+      await clock.advance(by: .seconds(1))
+      return (clock, woke.values == ["woke"] && TestExecutor.ofCurrentTask != nil)
+    }
+    // The clock outlives the task, so its executor is still open when this task is woken.
+    let (clock, wasInside) = await test.value
+    #expect(wasInside)
+    #expect(TestExecutor.ofCurrentTask == nil, "the awaiting task joined the test's executor")
+    withExtendedLifetime(clock) {}
+  }
+
+  /// A task of this test resumed by a plain GCD block on the main queue stays this test's while
+  /// another test's executor asks for such blocks: the task is known, the block says nothing.
+  @Test func aTaskResumedByAMainQueueBlockStaysWithItsTest() async {
+    // Another test's executor, open meanwhile, that takes work started by main-queue blocks.
+    let other = await Task.detached { TestExecutor(includingMainQueueBlocks: true) }.value
+    defer { other.close() }
+    let clock = TestClock()
+    let own = TestExecutor.ofCurrentTask
+    #expect(own != nil)
+    let resumed = Task {
+      await withCheckedContinuation { continuation in
+        DispatchQueue.main.async { continuation.resume() }
+      }
+      return TestExecutor.ofCurrentTask
+    }
+    await clock.advance()
+    let executor = await resumed.value
+    #expect(executor === own, "the task went to the other test's executor")
+    #expect(executor !== other)
+  }
+
+  /// A task started after the executor opened is the test's, whoever wakes it.
+  @Test func aNewerTaskWokenByATaskOfTheTestIsInside() async {
+    let clock = TestClock()
+    let waiting = Log<CheckedContinuation<Void, Never>>()
+    let newer = Task.detached { () -> Bool in
+      await withCheckedContinuation { waiting.append($0) }
+      return TestExecutor.ofCurrentTask != nil
+    }
+    await waitUntil { waiting.values.count == 1 }
+    Task { waiting.values[0].resume() }
+    await clock.advance()
+    #expect(await newer.value, "the newer task ran outside the test's executor")
+  }
+
   @Test func aClockCreatedInATaskOpensAnExecutorThatClosesWithIt() async throws {
     var clock: TestClock<Duration>? = TestClock()
     let executor = try #require(TestExecutor.ofCurrentTask)

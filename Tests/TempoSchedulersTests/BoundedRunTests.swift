@@ -64,18 +64,21 @@ import Testing
   }
 
   /// The default guard: a task that sleeps for a second in a loop until it is cancelled, run
-  /// outside a test executor, where each step takes several rounds through the executors.
-  @Test func anAsyncClockRunOutsideAnExecutorReturnsWithinASecond() async {
+  /// without a wrapper, where each step takes several rounds through the executors. Alone, the
+  /// run returns in about 0.55 s (half a second of guard, then the report); the bound leaves
+  /// room for a loaded machine running the rest of the suite beside it, whose tests can hold
+  /// both threads of the concurrency pool the test's task resumes on.
+  @Test func anAsyncClockRunWithoutAWrapperReturnsWithinSeconds() async {
     let clock = TestClock()
     let sleeper = Task {
       while !Task.isCancelled { try? await clock.sleep(for: .seconds(1)) }
     }
     await waitUntil { clock.pendingWorkCount == 1 }
     let started = ContinuousClock.now
-    await expectIssues("1 still pending, due at") {
+    await expectIssues("actions and 0.5 seconds of real time: 1 still pending, due at") {
       await clock.run()
     }
-    #expect(ContinuousClock.now - started < .seconds(1))
+    #expect(ContinuousClock.now - started < .seconds(2))
     sleeper.cancel()
     await sleeper.value
   }

@@ -25,7 +25,7 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
   private init() {}
 
   /// A main-actor job on its way through the main queue.
-  private final class Ticket {
+  private final class Ticket: @unchecked Sendable {
     // Invariant: created before the job is queued and touched afterwards only on the main
     // queue, one job at a time.
     let owner: TestExecutor?
@@ -47,10 +47,12 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
     let owner = RuntimeHooks.firstCandidate(forJob: task) { $0.acceptMainJob(task: task) }
     let ticket = Ticket(owner: owner, task: task)
     DispatchQueue.main.async {
-      let previous = (RunningJob.executor, Self.running)
-      (RunningJob.executor, Self.running) = (owner, ticket)
-      job.runSynchronously(on: Self.unowned)
-      (RunningJob.executor, Self.running) = previous
+      let previous = Self.running
+      Self.running = ticket
+      RunningJob.running(owner, task: JobIdentity.isTask(task) ? task : nil) {
+        job.runSynchronously(on: Self.unowned)
+      }
+      Self.running = previous
       if ticket.isCounted { owner?.mainJobFinished() }
     }
   }

@@ -8,23 +8,66 @@
   import Android
 #endif
 
-/// Which test executor's job the current thread is running, kept in a thread-specific value.
+/// Which test executor's job the current thread is running, and whose task that job is, kept in
+/// a per-thread slot.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 enum RunningJob {
+  private struct Slot {
+    var executor: Unmanaged<TestExecutor>?
+    var task: UnsafeRawPointer?
+    var isAction = false
+  }
+
+  /// The thread's slot, made at its first job and freed when the thread ends.
   private static let key: pthread_key_t = {
     var key = pthread_key_t()
-    let status = pthread_key_create(&key, nil)
+    let status = pthread_key_create(&key) { free($0) }
     precondition(status == 0, "pthread_key_create failed with \(status)")
     return key
   }()
 
+  private static var slot: UnsafeMutablePointer<Slot> {
+    if let existing = pthread_getspecific(key) {
+      return existing.assumingMemoryBound(to: Slot.self)
+    }
+    guard let memory = malloc(MemoryLayout<Slot>.stride) else {
+      fatalError("Tempo could not allocate \(MemoryLayout<Slot>.stride) bytes for a thread")
+    }
+    let slot = memory.bindMemory(to: Slot.self, capacity: 1)
+    slot.initialize(to: Slot())
+    pthread_setspecific(key, slot)
+    return slot
+  }
+
+  /// The executor whose job (or whose advancing action) the thread is running.
   static var executor: TestExecutor? {
-    get {
-      pthread_getspecific(key).map { Unmanaged<TestExecutor>.fromOpaque($0).takeUnretainedValue() }
-    }
-    set {
-      pthread_setspecific(key, newValue.map { Unmanaged.passUnretained($0).toOpaque() })
-    }
+    guard let existing = pthread_getspecific(key) else { return nil }
+    return existing.assumingMemoryBound(to: Slot.self).pointee.executor?.takeUnretainedValue()
+  }
+
+  /// The task whose job the thread is running for ``executor``, if that job is a task's.
+  static var task: UnsafeRawPointer? {
+    pthread_getspecific(key)?.assumingMemoryBound(to: Slot.self).pointee.task
+  }
+
+  /// Whether the thread runs an action of a clock or scheduler that ``executor`` drives (rather
+  /// than a job).
+  static var isAction: Bool {
+    pthread_getspecific(key)?.assumingMemoryBound(to: Slot.self).pointee.isAction ?? false
+  }
+
+  /// Runs `body` marked as running a job of `executor` (of `task`, if the job is a task's), or
+  /// an action it drives, and puts back what the thread was running before.
+  static func running<Result>(
+    _ executor: TestExecutor?, task: UnsafeRawPointer?, isAction: Bool = false,
+    _ body: () -> Result
+  ) -> Result {
+    let slot = slot
+    let previous = slot.pointee
+    slot.pointee = Slot(
+      executor: executor.map { Unmanaged.passUnretained($0) }, task: task, isAction: isAction)
+    defer { slot.pointee = previous }
+    return body()
   }
 }
 
@@ -41,5 +84,12 @@ package enum JobIdentity {
     let flags = job.load(
       fromByteOffset: 4 * MemoryLayout<UnsafeRawPointer>.size, as: UInt32.self)
     return flags & 0xFF == 0
+  }
+
+  /// The low 32 bits of a task's ID: the word after the flags in the job header, which the
+  /// runtime fills from a counter when it creates the task. A task that reuses the memory of an
+  /// ended one has the same address and another ID.
+  package static func taskID(_ task: UnsafeRawPointer) -> UInt32 {
+    task.load(fromByteOffset: 4 * MemoryLayout<UnsafeRawPointer>.size + 4, as: UInt32.self)
   }
 }

@@ -53,9 +53,15 @@ enum RuntimeHooks {
   private struct State: @unchecked Sendable {
     // Invariant: only read or written under `RuntimeHooks.lock`.
     var open: [ObjectIdentifier: TestExecutor] = [:]
-    /// The tasks each open executor has met, by address.
-    var members: [UnsafeRawPointer: TestExecutor] = [:]
+    /// The tasks each open executor has met, by address, with the task's ID: an entry whose ID
+    /// differs from the task's now at that address belongs to an ended task, and says nothing.
+    var members: [UnsafeRawPointer: Member] = [:]
     var previous = Previous()
+  }
+
+  private struct Member {
+    let executor: TestExecutor
+    let taskID: UInt32
   }
 
   private static let slots: Slots? = {
@@ -120,10 +126,10 @@ enum RuntimeHooks {
   /// open one (unless someone replaced Tempo's in the meantime: theirs are left alone).
   static func close(_ executor: TestExecutor) {
     guard let slots else { return }
-    let forgotten = lock.withLock { () -> [UnsafeRawPointer: TestExecutor] in
+    let forgotten = lock.withLock { () -> [UnsafeRawPointer: Member] in
       guard state.open.removeValue(forKey: ObjectIdentifier(executor)) != nil else { return [:] }
       let members = state.members
-      state.members = members.filter { $0.value !== executor }
+      state.members = members.filter { $0.value.executor !== executor }
       if state.open.isEmpty {
         if isTempos(slots.global.pointee, routeGlobal) {
           slots.global.pointee = state.previous.global
@@ -145,9 +151,10 @@ enum RuntimeHooks {
 
   /// Remembers `task` as one of `executor`'s.
   static func note(_ task: UnsafeRawPointer, memberOf executor: TestExecutor) {
-    let replaced = lock.withLock { () -> TestExecutor? in
+    let member = Member(executor: executor, taskID: JobIdentity.taskID(task))
+    let replaced = lock.withLock { () -> Member? in
       guard state.open[ObjectIdentifier(executor)] != nil else { return nil }
-      return state.members.updateValue(executor, forKey: task)
+      return state.members.updateValue(member, forKey: task)
     }
     withExtendedLifetime(replaced) {}
   }
@@ -161,11 +168,12 @@ enum RuntimeHooks {
 
   /// Offers a job to the open executors it may belong to, most specific first, and answers the
   /// first that `takes` it: the one the current task's scope carries, the one whose job the
-  /// thread is running, the one that has met the current task, then (for work of a plain GCD block
-  /// on the main queue, which has no context at all) the tests that asked for such blocks, and
-  /// last the one that has met the job's own task. That comes last because a task at that
-  /// address may have ended and had its memory reused. (An executor may have closed meanwhile;
-  /// it refuses the job then, and the next is asked.)
+  /// thread is running, the one that has met the current task, the one that has met the job's
+  /// own task, and last (for work of a plain GCD block on the main queue, which has no context
+  /// at all) the tests that asked for such blocks. All but the first and the fourth are asked
+  /// only if they admit the job's task (``TestExecutor/admits(task:)``): a task older than the
+  /// executor that it has never met is not its work because one of its tasks woke it. (An
+  /// executor may have closed meanwhile; it refuses the job then, and the next is asked.)
   static func firstCandidate(
     forJob job: UnsafeRawPointer?, _ takes: (TestExecutor) -> Bool
   ) -> TestExecutor? {
@@ -173,30 +181,50 @@ enum RuntimeHooks {
     // to that scope even while it runs a job that an executor of its own clock counted.
     let scoped = TestExecutor.current
     if let scoped, takes(scoped) { return scoped }
+    // Known by where it is enqueued from: an older task must be the executor's already.
+    let taskJob = job.flatMap { JobIdentity.isTask($0) ? $0 : nil }
+    func admits(_ executor: TestExecutor) -> Bool {
+      taskJob.map(executor.admits(task:)) ?? true
+    }
     let running = RunningJob.executor
-    if let running, running !== scoped, takes(running) { return running }
+    if let running, running !== scoped, admits(running), takes(running) { return running }
     let current = TestExecutor.currentTaskPointer
     let (byCurrent, byJob) = lock.withLock {
-      (
-        current.flatMap { state.members[$0] },
-        job.flatMap { JobIdentity.isTask($0) ? state.members[$0] : nil }
-      )
+      (current.flatMap { member(of: $0) }, taskJob.flatMap { member(of: $0) })
     }
-    if let byCurrent, takes(byCurrent) { return byCurrent }
+    if let byCurrent, byCurrent !== running, admits(byCurrent), takes(byCurrent) {
+      return byCurrent
+    }
+    if let byJob, byJob !== byCurrent, byJob !== running, takes(byJob) { return byJob }
     if running == nil, scoped == nil, current == nil, isOnMainQueue {
       let open = lock.withLock { Array(state.open.values) }
-      for executor in open where executor.includesMainQueueBlocks && takes(executor) {
+      for executor in open
+      where executor !== byJob && executor.includesMainQueueBlocks && admits(executor)
+        && takes(executor)
+      {
         return executor
       }
     }
-    if let byJob, byJob !== byCurrent, takes(byJob) { return byJob }
     return nil
   }
 
   /// The open executor that has met the current task, if any.
   static func executorThatMetCurrentTask() -> TestExecutor? {
-    guard let current = TestExecutor.currentTaskPointer else { return nil }
-    return lock.withLock { state.members[current] }
+    TestExecutor.currentTaskPointer.flatMap(executorThatMet(task:))
+  }
+
+  /// The open executor that has met `task`, a live task, if any.
+  static func executorThatMet(task: UnsafeRawPointer) -> TestExecutor? {
+    lock.withLock { member(of: task) }
+  }
+
+  /// The executor that has met `task`, a live task, unless the entry at its address is an
+  /// ended task's. Call under `lock`.
+  private static func member(of task: UnsafeRawPointer) -> TestExecutor? {
+    guard let member = state.members[task], member.taskID == JobIdentity.taskID(task) else {
+      return nil
+    }
+    return member.executor
   }
 
   private static func isTempos<Hook>(_ installed: Hook?, _ ours: Hook) -> Bool {

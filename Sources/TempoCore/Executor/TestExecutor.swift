@@ -19,8 +19,10 @@ import Dispatch
 ///   this test. (The runtime enqueues a task that leaves an actor after the task has stopped
 ///   being current, so only its identity tells.)
 ///
-/// Tasks are known by address, so a task of another test that reuses the memory of one of this
-/// test's finished tasks runs here too: correctly, one job at a time, and this test waits for it.
+/// A task that is older than the executor joins it only when the executor has met it, or an
+/// advancing clock resumes it: the task of the test runner, resumed when the test's task ends,
+/// stays the runner's (``admits(task:)``). Tasks are known by address and ID, so a task of
+/// another test that reuses the memory of one of this test's ended tasks is not taken for it.
 ///
 /// Nothing here owns a thread. A clock or scheduler that is advancing runs the jobs its actions
 /// release on its own thread (``runAndDrain(_:)``); any other job is run by a pump on a shared
@@ -49,9 +51,28 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// - Parameter includingMainQueueBlocks: See ``includesMainQueueBlocks``.
   package init(includingMainQueueBlocks: Bool = false) {
     state.includesMainQueueBlocks = includingMainQueueBlocks
+    firstTaskID = Self.currentTaskPointer.map(JobIdentity.taskID) ?? 0
     outer = RuntimeHooks.executorThatMetCurrentTask()
     RuntimeHooks.open(self)
     Self.noteCurrentTask(in: self)
+  }
+
+  /// The ID of the task that opened the executor. Task IDs count up: a task with this ID or a
+  /// later one was started after the executor opened (or is the one that opened it).
+  private let firstTaskID: UInt32
+
+  /// Whether a job of `task`, made runnable by a job this executor runs (or by its task), is
+  /// this test's: the running task itself, a task started since the executor opened, a task
+  /// the executor has met, or any task an advancing action resumes. An older task that only
+  /// waits for one of the test's tasks (the test runner waiting for the test to end) is not:
+  /// taking it would make the runner, and every test it starts next, part of this test.
+  func admits(task: UnsafeRawPointer) -> Bool {
+    if RunningJob.executor === self, RunningJob.isAction || RunningJob.task == task {
+      return true
+    }
+    // Compared as a distance, so that the IDs may wrap around.
+    if Int32(bitPattern: JobIdentity.taskID(task) &- firstTaskID) >= 0 { return true }
+    return RuntimeHooks.executorThatMet(task: task) === self
   }
 
   /// The executor the opening task belonged to before (one a clock of the task opened), which
@@ -87,8 +108,11 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
     let (accepted, wake) = lock.withLock { state.enqueue(job, task: task) }
     guard accepted else { return false }
     // Remembered every time, not only the first: another test may have met a task at the same
-    // address since, the memory of an ended task being reused.
-    if JobIdentity.isTask(task) { RuntimeHooks.note(task, memberOf: self) }
+    // address since, the memory of an ended task being reused. A task that enqueues itself from
+    // a job this executor runs for it (a hop, a yield) was remembered when that job came here.
+    if JobIdentity.isTask(task), !isRunningJob(of: task) {
+      RuntimeHooks.note(task, memberOf: self)
+    }
     start(wake)
     return true
   }
@@ -119,10 +143,22 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// Remembers the current task as one of this test's, so that its jobs come here even when
   /// the runtime enqueues them from no context. Test clocks call it when a task sleeps.
   package static func noteCurrentTask() {
-    guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *),
-      let executor = RuntimeHooks.executorForCurrentContext()
-    else { return }
+    guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) else {
+      return
+    }
+    // Usually the task runs a job that its executor took, and was remembered then.
+    if let running = RunningJob.executor, current == nil || current === running,
+      let task = RunningJob.task, task == currentTaskPointer
+    {
+      return
+    }
+    guard let executor = RuntimeHooks.executorForCurrentContext() else { return }
     noteCurrentTask(in: executor)
+  }
+
+  /// Whether the current thread runs a job of `task` that this executor took.
+  private func isRunningJob(of task: UnsafeRawPointer) -> Bool {
+    RunningJob.task == task && RunningJob.executor === self
   }
 
   private static func noteCurrentTask(in executor: TestExecutor) {
@@ -167,9 +203,12 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// already.
   @discardableResult
   package func settleAgain(at location: SourceLocation) async -> Bool {
-    let giveUpAt = lock.withLock { state.jobsRun } + Self.jobBudget
+    let giveUpAt = lock.withLock { state.beginDraining() } + Self.jobBudget
+    var isDraining = true
     while true {
-      guard await quietHere(giveUpAt: giveUpAt) else {
+      let quiet = await quietHere(giveUpAt: giveUpAt, isDraining: isDraining)
+      isDraining = false
+      guard quiet else {
         location.report(
           """
           The work started in this test did not go quiet after \(Self.jobBudget) jobs, so the \
@@ -207,12 +246,9 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// belongs to this test. What this thread cannot run (a job already running, a spent budget)
   /// goes to a pump on the way out.
   package func runAndDrain(_ action: () -> Void) {
-    lock.withLock { state.beginDraining() }
-    let previous = RunningJob.executor
-    RunningJob.executor = self
-    action()
-    RunningJob.executor = previous
-    drainOnCallersThread(giveUpAt: lock.withLock { state.jobsRun } + Self.jobBudget)
+    let giveUpAt = lock.withLock { state.beginDraining() } + Self.jobBudget
+    RunningJob.running(self, task: nil, isAction: true, action)
+    drainOnCallersThread(giveUpAt: giveUpAt)
     start(lock.withLock { state.endDraining() })
   }
 
@@ -227,9 +263,10 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
     }
   }
 
-  /// Waits until nothing is queued or running, or the budget is spent (false).
-  private func quietHere(giveUpAt: Int) async -> Bool {
-    lock.withLock { state.beginDraining() }
+  /// Waits until nothing is queued or running, or the budget is spent (false). `isDraining`:
+  /// the caller has begun draining already.
+  private func quietHere(giveUpAt: Int, isDraining: Bool) async -> Bool {
+    if !isDraining { _ = lock.withLock { state.beginDraining() } }
     drainOnCallersThread(giveUpAt: giveUpAt)
     let (answer, wake) = lock.withLock {
       (state.quietAnswer(giveUpAt: giveUpAt), state.endDraining())
@@ -257,25 +294,28 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
 
   /// Runs queued jobs on the caller's thread while it may.
   private func drainOnCallersThread(giveUpAt: Int) {
-    while let job = lock.withLock({ state.takeForDriver(giveUpAt: giveUpAt) }) {
+    var next = lock.withLock { state.takeForDriver(giveUpAt: giveUpAt) }
+    while let job = next {
       run(job)
-      finish(byPump: false)
+      let (released, wake, taken) = lock.withLock {
+        state.finishJobAndTakeForDriver(giveUpAt: giveUpAt)
+      }
+      for (continuation, quiet) in released { continuation.resume(returning: quiet) }
+      start(wake)
+      next = taken
     }
   }
 
   /// Runs queued jobs on a shared system thread until there are none, or another thread is
   /// running one (it looks at the queue when it finishes).
   private func pump() {
-    while let job = lock.withLock({ state.takeForPump() }) {
+    var next = lock.withLock { state.takeForPump() }
+    while let job = next {
       run(job)
-      finish(byPump: true)
+      let (released, taken) = lock.withLock { state.finishJobAndTakeForPump() }
+      for (continuation, quiet) in released { continuation.resume(returning: quiet) }
+      next = taken
     }
-  }
-
-  private func finish(byPump: Bool) {
-    let (released, wake) = lock.withLock { state.finishJob(byPump: byPump) }
-    for (continuation, quiet) in released { continuation.resume(returning: quiet) }
-    start(wake)
   }
 
   private func start(_ wake: ExecutorQueue<UnownedJob>.Wake) {
@@ -298,10 +338,10 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// instead, a job would skip the switch its next nonisolated call makes here, but
   /// `Task.yield()` would then enqueue on the platform's global executor directly, unseen.)
   private func run(_ job: UnownedJob) {
-    let previous = RunningJob.executor
-    RunningJob.executor = self
-    defer { RunningJob.executor = previous }
-    job.runSynchronously(on: asUnownedTaskExecutor())
+    let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
+    RunningJob.running(self, task: JobIdentity.isTask(task) ? task : nil) {
+      job.runSynchronously(on: asUnownedTaskExecutor())
+    }
   }
 
   /// Closes the executor: it takes no more jobs (later ones go to the global executor) and

@@ -1,0 +1,51 @@
+import Testing
+
+@testable import TempoCore
+
+/// Which test a task belongs to is remembered by the task's address and ID: a task that reuses
+/// the memory of an ended task of another test is not taken for it.
+@Suite struct TaskRegistryTests {
+  /// A job header as the runtime lays it out: two words of object header, two the scheduler
+  /// owns, then the 32 bits of flags (kind 0, a task) and the 32 low bits of the task's ID.
+  final class FakeTask {
+    let header = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 16)
+    init(id: UInt32) {
+      header.initializeMemory(as: UInt8.self, repeating: 0, count: 64)
+      self.id = id
+    }
+    var id: UInt32 {
+      get { header.load(fromByteOffset: 36, as: UInt32.self) }
+      set { header.storeBytes(of: newValue, toByteOffset: 36, as: UInt32.self) }
+    }
+    var pointer: UnsafeRawPointer { UnsafeRawPointer(header) }
+    deinit { header.deallocate() }
+  }
+
+  @Test func theHeaderGivesTheTasksKindAndID() async {
+    let fake = FakeTask(id: 41)
+    #expect(JobIdentity.isTask(fake.pointer))
+    #expect(JobIdentity.taskID(fake.pointer) == 41)
+    let id = withUnsafeCurrentTask { task in
+      task.map { JobIdentity.taskID(unsafeBitCast($0, to: UnsafeRawPointer.self)) }
+    }
+    let child = await Task {
+      withUnsafeCurrentTask { task in
+        task.map { JobIdentity.taskID(unsafeBitCast($0, to: UnsafeRawPointer.self)) }
+      }
+    }.value
+    #expect(id != nil && child != nil && id != child)
+  }
+
+  @Test func aTaskAtTheAddressOfAnEndedMemberIsNoMember() async {
+    guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) else {
+      return
+    }
+    let executor = TestExecutor()
+    defer { executor.close() }
+    let task = FakeTask(id: 7)
+    RuntimeHooks.note(task.pointer, memberOf: executor)
+    #expect(RuntimeHooks.executorThatMet(task: task.pointer) === executor)
+    task.id = 8  // the task ended, and a new one lives at its address
+    #expect(RuntimeHooks.executorThatMet(task: task.pointer) == nil)
+  }
+}
