@@ -44,12 +44,26 @@ let package = Package(
     ),
   ],
   targets: [
-    // The virtual timeline shared by the test schedulers and the test clocks. Package-internal:
-    // its API is `package`, so it is never part of Tempo's public surface.
+    // Package-internal targets: their API is `package`, so it is never part of Tempo's public
+    // surface. From the bottom up: support (lock, source locations, the platform's C library),
+    // the test executor's runtime, and the virtual timeline shared by the test schedulers and the
+    // test clocks.
+    .target(
+      name: "TempoSupport",
+      dependencies: [
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay")
+      ]
+    ),
+    .target(
+      name: "TempoExecutor",
+      dependencies: ["TempoSupport"]
+    ),
     .target(
       name: "TempoCore",
       dependencies: [
-        .product(name: "IssueReporting", package: "xctest-dynamic-overlay")
+        "TempoExecutor",
+        "TempoSupport",
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
     ),
     .target(
@@ -57,6 +71,7 @@ let package = Package(
       dependencies: [
         "TempoClocks",
         "TempoCore",
+        "TempoSupport",
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         .product(
           name: "OpenCombineShim",
@@ -69,6 +84,7 @@ let package = Package(
       name: "TempoClocks",
       dependencies: [
         "TempoCore",
+        "TempoSupport",
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
     ),
@@ -77,7 +93,7 @@ let package = Package(
     .target(
       name: "TempoTestSupport",
       dependencies: [
-        "TempoCore",
+        "TempoExecutor",
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
@@ -119,11 +135,11 @@ let package = Package(
     .target(name: "TempoScenarios", path: "Tests/TempoScenarios"),
     .testTarget(
       name: "TempoCoreTests",
-      dependencies: ["TempoCore", "TempoTestHelpers"]
+      dependencies: ["TempoCore", "TempoExecutor", "TempoSupport", "TempoTestHelpers"]
     ),
     .testTarget(
       name: "TempoSchedulersTests",
-      dependencies: ["TempoSchedulers", "TempoCore", "TempoTestHelpers"]
+      dependencies: ["TempoSchedulers", "TempoCore", "TempoSupport", "TempoTestHelpers"]
     ),
     .testTarget(
       name: "TempoTestingTests",
@@ -136,7 +152,10 @@ let package = Package(
     ),
     .testTarget(
       name: "TempoClocksTests",
-      dependencies: ["TempoClocks", "TempoCore", "TempoScenarios", "TempoTestHelpers"]
+      dependencies: [
+        "TempoClocks", "TempoCore", "TempoExecutor", "TempoScenarios", "TempoSupport",
+        "TempoTestHelpers",
+      ]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 package import TempoCore
+import TempoSupport
 
 /// One virtual time shared by several test clocks and test schedulers: a single `advance`
 /// runs the due work of all of them, in one order.

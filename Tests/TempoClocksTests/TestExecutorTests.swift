@@ -1,7 +1,9 @@
 import Foundation
 import TempoClocks
 import TempoCore
+import TempoExecutor
 import TempoScenarios
+import TempoSupport
 import TempoTestHelpers
 import TempoTestSupport
 import Testing
@@ -117,7 +119,7 @@ func runOnTestClock(_ scenario: AsyncScenario) async -> [String] {
   @Test func anActionThatBlocksOnAJobOfTheTestStillFinishes() async {
     await withTestExecutor {
       let timeline = Timeline<Int, Int>(now: 0, name: "Timeline") { $0 + $1 }
-      let location = TempoCore.SourceLocation(
+      let location = TempoSupport.SourceLocation(
         fileID: #fileID, filePath: #filePath, line: #line, column: #column)
       let ran = Log<String>()
       timeline.schedule(after: 1, at: location) {

@@ -1,4 +1,5 @@
 import Dispatch
+import TempoSupport
 
 #if canImport(Darwin)
   import Darwin
