@@ -1,5 +1,5 @@
 import TempoCore
-import TempoSupport
+@_spi(TempoInternals) import TempoSupport
 
 /// A clock that does not suspend when asked to sleep: time jumps to the deadline at once.
 ///

@@ -1,4 +1,4 @@
-package import TempoSupport
+@_spi(TempoInternals) package import TempoSupport
 
 /// The test executor that a clock, scheduler or timeline uses when no `withTestExecutor` scope
 /// is open: one opened for the task that created it, so that a test needs no wrapper.

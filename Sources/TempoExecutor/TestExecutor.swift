@@ -1,5 +1,5 @@
 import Dispatch
-package import TempoSupport
+@_spi(TempoInternals) package import TempoSupport
 
 /// Runs the work of one test, one job at a time, and knows when that work has gone quiet.
 ///

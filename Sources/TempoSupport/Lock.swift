@@ -1,73 +1,61 @@
-#if canImport(Darwin)
-  import Darwin
-#elseif canImport(Glibc)
-  import Glibc
-  // `pthread_mutex_t` can be attributed to the runtime's shim module, depending on the order in
-  // which the module's files compile; `MemberImportVisibility` then asks for it by name.
-  import SwiftOverlayShims
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Android)
-  import Android
-#endif
-
 /// A non-recursive mutual-exclusion lock.
 ///
 /// Tempo keeps one of these per object, guarding all of that object's mutable state. Code that
 /// holds it never calls user code, a subscriber or a continuation: it decides under the lock and
 /// acts after unlocking.
-package final class Lock: @unchecked Sendable {
+///
+/// SPI rather than `package`, so that its methods inline into the modules that use it (see
+/// ``Platform``). In debug builds it also counts, per thread, how many of these locks the thread
+/// holds (``heldByCurrentThread``), so that tests can check that nothing is released under one.
+///
+/// ```swift
+/// @_spi(TempoInternals) import TempoSupport
+///
+/// let lock = Lock()
+/// let next = lock.withLock { counter += 1; return counter }
+/// ```
+@_spi(TempoInternals) public final class Lock: @unchecked Sendable {
   // Invariant: `mutex` is allocated and initialized in `init` and destroyed in `deinit`; it is
   // only touched through the platform's locking functions, which are thread-safe.
-  #if canImport(Darwin)
-    private let mutex: UnsafeMutablePointer<os_unfair_lock>
-  #else
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-  #endif
+  @usableFromInline let mutex: Platform.Mutex
 
-  package init() {
-    #if canImport(Darwin)
-      mutex = .allocate(capacity: 1)
-      mutex.initialize(to: os_unfair_lock())
-    #else
-      mutex = .allocate(capacity: 1)
-      mutex.initialize(to: pthread_mutex_t())
-      let status = pthread_mutex_init(mutex, nil)
-      precondition(status == 0, "pthread_mutex_init failed with \(status)")
+  @inlinable
+  public init() { mutex = Platform.Mutex() }
+
+  deinit { mutex.destroy() }
+
+  @inlinable @inline(__always)
+  public func lock() {
+    mutex.lock()
+    #if DEBUG
+      Self.count(held: 1)
     #endif
   }
 
-  deinit {
-    #if !canImport(Darwin)
-      pthread_mutex_destroy(mutex)
+  @inlinable @inline(__always)
+  public func unlock() {
+    #if DEBUG
+      Self.count(held: -1)
     #endif
-    mutex.deinitialize(count: 1)
-    mutex.deallocate()
-  }
-
-  @inline(__always)
-  package func lock() {
-    #if canImport(Darwin)
-      os_unfair_lock_lock(mutex)
-    #else
-      pthread_mutex_lock(mutex)
-    #endif
-  }
-
-  @inline(__always)
-  package func unlock() {
-    #if canImport(Darwin)
-      os_unfair_lock_unlock(mutex)
-    #else
-      pthread_mutex_unlock(mutex)
-    #endif
+    mutex.unlock()
   }
 
   /// Runs `body` with the lock held. `body` must not call out to user code.
-  @inline(__always)
-  package func withLock<R>(_ body: () throws -> R) rethrows -> R {
+  @inlinable @inline(__always)
+  public func withLock<R>(_ body: () throws -> R) rethrows -> R {
     lock()
     defer { unlock() }
     return try body()
   }
+
+  #if DEBUG
+    /// How many locks the current thread holds (debug builds only).
+    package static var heldByCurrentThread: Int { Int(bitPattern: held.value) }
+
+    @usableFromInline static func count(held change: Int) {
+      held.value = UnsafeMutableRawPointer(bitPattern: heldByCurrentThread + change)
+    }
+
+    private static let held = Platform.ThreadSpecific()
+  #endif
 }

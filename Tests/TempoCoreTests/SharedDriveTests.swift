@@ -1,4 +1,4 @@
-import TempoSupport
+@_spi(TempoInternals) import TempoSupport
 import TempoTestHelpers
 import Testing
 

@@ -1,5 +1,5 @@
 package import TempoExecutor
-package import TempoSupport
+@_spi(TempoInternals) package import TempoSupport
 
 /// Lets the work released by a resumed sleeper or a scheduled action run before a test clock or
 /// test scheduler takes its next step.

@@ -1,5 +1,5 @@
 package import TempoExecutor
-package import TempoSupport
+@_spi(TempoInternals) package import TempoSupport
 
 /// One virtual time for several timelines: each keeps its own pending work in its own time type,
 /// and an advance of any of them runs the due work of all of them in one order.

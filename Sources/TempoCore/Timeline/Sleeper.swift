@@ -1,5 +1,5 @@
 import TempoExecutor
-import TempoSupport
+@_spi(TempoInternals) import TempoSupport
 
 /// One suspended sleep, resumed exactly once: by its wake-up or by cancellation.
 ///

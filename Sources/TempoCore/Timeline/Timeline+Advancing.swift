@@ -1,4 +1,4 @@
-package import TempoSupport
+@_spi(TempoInternals) package import TempoSupport
 
 extension Timeline {
   /// The instant an `advance(by:)` of `stride` moves to; reports a negative or invalid stride

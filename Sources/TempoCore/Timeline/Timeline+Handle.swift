@@ -1,4 +1,4 @@
-import TempoSupport
+@_spi(TempoInternals) import TempoSupport
 
 extension Timeline {
   /// A pending action that can be cancelled.

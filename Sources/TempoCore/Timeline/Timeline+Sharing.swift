@@ -1,4 +1,4 @@
-package import TempoSupport
+@_spi(TempoInternals) package import TempoSupport
 
 // How a timeline is driven, shares its time, and describes what is pending.
 

@@ -1,5 +1,5 @@
 package import TempoExecutor
-package import TempoSupport
+@_spi(TempoInternals) package import TempoSupport
 
 /// A virtual timeline: pending work ordered by (date, scheduling sequence), a current time that
 /// never runs backwards, and the rules for advancing it.

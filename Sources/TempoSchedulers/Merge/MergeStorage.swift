@@ -1,6 +1,6 @@
 #if !canImport(Combine)
   import TempoCore
-  import TempoSupport
+  @_spi(TempoInternals) import TempoSupport
 
   /// One ``Publishers/Merge`` subscription: a ``MergeStateMachine`` behind a lock, shared by the
   /// two sides.

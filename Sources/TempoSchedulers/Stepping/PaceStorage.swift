@@ -1,5 +1,5 @@
 import TempoCore
-import TempoSupport
+@_spi(TempoInternals) import TempoSupport
 
 /// One ``Publishers/Pace`` subscription: a ``SteppingSubscriber`` upstream, and a
 /// ``PaceStateMachine`` behind a lock for the demand and the one-value slot downstream.

@@ -1,5 +1,5 @@
 import TempoCore
-import TempoSupport
+@_spi(TempoInternals) import TempoSupport
 
 /// A subscriber that asks its upstream for the next input only when a stepper says so.
 ///
