@@ -104,6 +104,7 @@ let package = Package(
       dependencies: [
         "TempoClocks",
         "TempoSchedulers",
+        "TempoSupport",
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
     ),
@@ -143,7 +144,7 @@ let package = Package(
     ),
     .testTarget(
       name: "TempoTestingTests",
-      dependencies: ["TempoTesting", "TempoTestHelpers"]
+      dependencies: ["TempoTesting", "TempoSupport", "TempoTestHelpers"]
     ),
     // The README examples of combine-schedulers and swift-clocks, with only the import changed.
     .testTarget(
