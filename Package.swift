@@ -66,12 +66,18 @@ let package = Package(
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
     ),
+    // `TestTimeline`, one virtual time for several test clocks and test schedulers: public, and
+    // re-exported by both fronts.
+    .target(
+      name: "TempoTimeline",
+      dependencies: ["TempoCore", "TempoSupport"]
+    ),
     .target(
       name: "TempoSchedulers",
       dependencies: [
-        "TempoClocks",
         "TempoCore",
         "TempoSupport",
+        "TempoTimeline",
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         .product(
           name: "OpenCombineShim",
@@ -85,6 +91,7 @@ let package = Package(
       dependencies: [
         "TempoCore",
         "TempoSupport",
+        "TempoTimeline",
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
     ),
