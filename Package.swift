@@ -141,29 +141,51 @@ let package = Package(
     ),
     // Async features driven by a test clock, shared with the stress run in Benchmarks/.
     .target(name: "TempoScenarios", path: "Tests/TempoScenarios"),
+    // One test target per module, bottom up; a test that needs a front to drive the engine
+    // depends on it.
+    .testTarget(
+      name: "TempoSupportTests",
+      dependencies: ["TempoSupport", "TempoTestHelpers"]
+    ),
+    .testTarget(
+      name: "TempoExecutorTests",
+      dependencies: [
+        "TempoClocks", "TempoCore", "TempoExecutor", "TempoScenarios", "TempoSupport",
+        "TempoTestHelpers", "TempoTestSupport",
+      ]
+    ),
     .testTarget(
       name: "TempoCoreTests",
-      dependencies: ["TempoCore", "TempoExecutor", "TempoSupport", "TempoTestHelpers"]
+      dependencies: ["TempoCore", "TempoSchedulers", "TempoSupport", "TempoTestHelpers"]
+    ),
+    .testTarget(
+      name: "TempoTimelineTests",
+      dependencies: [
+        "TempoClocks", "TempoSchedulers", "TempoTestHelpers", "TempoTestSupport", "TempoTimeline",
+      ]
     ),
     .testTarget(
       name: "TempoSchedulersTests",
-      dependencies: ["TempoSchedulers", "TempoCore", "TempoSupport", "TempoTestHelpers"]
+      dependencies: [
+        "TempoClocks", "TempoCore", "TempoSchedulers", "TempoSupport", "TempoTestHelpers",
+      ]
+    ),
+    .testTarget(
+      name: "TempoClocksTests",
+      dependencies: ["TempoClocks", "TempoTestHelpers", "TempoTestSupport"]
+    ),
+    .testTarget(
+      name: "TempoTestSupportTests",
+      dependencies: ["TempoClocks", "TempoExecutor", "TempoTestSupport"]
     ),
     .testTarget(
       name: "TempoTestingTests",
-      dependencies: ["TempoTesting", "TempoSupport", "TempoTestHelpers"]
+      dependencies: ["TempoSupport", "TempoTesting", "TempoTestHelpers"]
     ),
     // The README examples of combine-schedulers and swift-clocks, with only the import changed.
     .testTarget(
       name: "TempoSourceCompatibilityTests",
       dependencies: ["TempoSchedulers", "TempoClocks", "TempoTestSupport"]
-    ),
-    .testTarget(
-      name: "TempoClocksTests",
-      dependencies: [
-        "TempoClocks", "TempoCore", "TempoExecutor", "TempoScenarios", "TempoSupport",
-        "TempoTestHelpers",
-      ]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -58,34 +58,7 @@ func runOnTestClock(_ scenario: AsyncScenario) async -> [String] {
   return await scenario.body(scenarioClock)
 }
 
-/// Seed 004's welcome test with the trait instead of the function.
-@Suite(.testExecutor) struct TestExecutorTraitTests {
-  @MainActor
-  @Test func welcomeWithTheTrait() async {
-    let clock = TestClock()
-    let model = FeatureModel(clock: clock, hasSeenViewBefore: false)
-    Task { await model.task() }
-    await clock.advance(by: .seconds(4))
-    #expect(model.message == nil)
-    await clock.advance(by: .seconds(1))
-    #expect(model.message == "Welcome!")
-  }
-
-  @Test func aNestedScopeIsTheSameScope() async {
-    let outer = TestExecutor.current
-    await withTestExecutor {
-      #expect(TestExecutor.current === outer)
-    }
-  }
-}
-
 @Suite struct TestExecutorBehaviourTests {
-  @Test func theHooksAreInstalledWhileAScopeIsOpen() async {
-    await withTestExecutor {
-      #expect(TestExecutor.hooksAreInstalled)
-    }
-  }
-
   @Test func scopesInParallelAreEachDeterministic() async {
     let welcome = AsyncScenario.all.first { $0.name == "welcome-first-timer" }!
     let failures = await withTaskGroup(of: [String].self) { group in
