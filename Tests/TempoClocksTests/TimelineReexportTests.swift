@@ -11,4 +11,10 @@ import Testing
     #expect(clock.now.offset == .seconds(2))
     #expect(time.now == .seconds(2))
   }
+
+  /// A name qualified with the front still finds it.
+  @Test func theFrontQualifiesTheName() {
+    let time: TempoClocks.TestTimeline = TestTimeline()
+    #expect(time.pendingWorkCount == 0)
+  }
 }

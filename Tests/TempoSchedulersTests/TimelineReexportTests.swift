@@ -13,4 +13,10 @@ import Testing
     #expect(time.pendingWorkCount == 0)
     #expect(time.now == .seconds(1))
   }
+
+  /// A name qualified with the front still finds it.
+  @Test func theFrontQualifiesTheName() {
+    let time: TempoSchedulers.TestTimeline = TestTimeline()
+    #expect(time.pendingWorkCount == 0)
+  }
 }
