@@ -22,11 +22,22 @@
 /// The mutex and the thread-specific value are `@inlinable`, and so are SPI rather than
 /// `package`: Swift does not inline a `package` declaration into another module, and ``Lock``
 /// is on the path of every scheduled action. (`@_spi(TempoInternals) import TempoSupport`.)
+///
+/// ```swift
+/// let hook = Platform.symbol(named: "swift_task_enqueueGlobal_hook")
+/// ```
 @_spi(TempoInternals) public enum Platform {}
 
 extension Platform {
   /// The platform's non-recursive mutex (`os_unfair_lock` on Apple platforms, a pthread mutex
   /// elsewhere), at a fixed address: ``Lock`` owns one and destroys it.
+  ///
+  /// ```swift
+  /// let mutex = Platform.Mutex()
+  /// mutex.lock()
+  /// mutex.unlock()
+  /// mutex.destroy()
+  /// ```
   public struct Mutex {
     #if canImport(Darwin)
       @usableFromInline let pointer: UnsafeMutablePointer<os_unfair_lock>
@@ -78,6 +89,11 @@ extension Platform {
 
   /// A pointer-sized value that each thread keeps for itself (a pthread key), initially nil.
   /// The key lives as long as the process.
+  ///
+  /// ```swift
+  /// static let running = Platform.ThreadSpecific()
+  /// running.value = Unmanaged.passUnretained(executor).toOpaque()
+  /// ```
   public struct ThreadSpecific: Sendable {
     @usableFromInline let key: pthread_key_t
 
