@@ -44,19 +44,40 @@ let package = Package(
     ),
   ],
   targets: [
-    // The virtual timeline shared by the test schedulers and the test clocks. Package-internal:
-    // its API is `package`, so it is never part of Tempo's public surface.
+    // Package-internal targets: their API is `package`, so it is never part of Tempo's public
+    // surface. From the bottom up: support (lock, source locations, the platform's C library),
+    // the test executor's runtime, and the virtual timeline shared by the test schedulers and the
+    // test clocks.
     .target(
-      name: "TempoCore",
+      name: "TempoSupport",
       dependencies: [
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay")
       ]
     ),
     .target(
+      name: "TempoExecutor",
+      dependencies: ["TempoSupport"]
+    ),
+    .target(
+      name: "TempoCore",
+      dependencies: [
+        "TempoExecutor",
+        "TempoSupport",
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    // `TestTimeline`, one virtual time for several test clocks and test schedulers: public, and
+    // re-exported by both fronts.
+    .target(
+      name: "TempoTimeline",
+      dependencies: ["TempoCore", "TempoSupport"]
+    ),
+    .target(
       name: "TempoSchedulers",
       dependencies: [
-        "TempoClocks",
         "TempoCore",
+        "TempoSupport",
+        "TempoTimeline",
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         .product(
           name: "OpenCombineShim",
@@ -69,6 +90,8 @@ let package = Package(
       name: "TempoClocks",
       dependencies: [
         "TempoCore",
+        "TempoSupport",
+        "TempoTimeline",
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
     ),
@@ -77,7 +100,7 @@ let package = Package(
     .target(
       name: "TempoTestSupport",
       dependencies: [
-        "TempoCore",
+        "TempoExecutor",
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
@@ -88,6 +111,7 @@ let package = Package(
       dependencies: [
         "TempoClocks",
         "TempoSchedulers",
+        "TempoSupport",
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
     ),
@@ -117,26 +141,51 @@ let package = Package(
     ),
     // Async features driven by a test clock, shared with the stress run in Benchmarks/.
     .target(name: "TempoScenarios", path: "Tests/TempoScenarios"),
+    // One test target per module, bottom up; a test that needs a front to drive the engine
+    // depends on it.
+    .testTarget(
+      name: "TempoSupportTests",
+      dependencies: ["TempoSupport", "TempoTestHelpers"]
+    ),
+    .testTarget(
+      name: "TempoExecutorTests",
+      dependencies: [
+        "TempoClocks", "TempoCore", "TempoExecutor", "TempoScenarios", "TempoSupport",
+        "TempoTestHelpers", "TempoTestSupport",
+      ]
+    ),
     .testTarget(
       name: "TempoCoreTests",
-      dependencies: ["TempoCore", "TempoTestHelpers"]
+      dependencies: ["TempoCore", "TempoSchedulers", "TempoSupport", "TempoTestHelpers"]
+    ),
+    .testTarget(
+      name: "TempoTimelineTests",
+      dependencies: [
+        "TempoClocks", "TempoSchedulers", "TempoTestHelpers", "TempoTestSupport", "TempoTimeline",
+      ]
     ),
     .testTarget(
       name: "TempoSchedulersTests",
-      dependencies: ["TempoSchedulers", "TempoCore", "TempoTestHelpers"]
+      dependencies: [
+        "TempoClocks", "TempoCore", "TempoSchedulers", "TempoSupport", "TempoTestHelpers",
+      ]
+    ),
+    .testTarget(
+      name: "TempoClocksTests",
+      dependencies: ["TempoClocks", "TempoTestHelpers", "TempoTestSupport"]
+    ),
+    .testTarget(
+      name: "TempoTestSupportTests",
+      dependencies: ["TempoClocks", "TempoExecutor", "TempoTestSupport"]
     ),
     .testTarget(
       name: "TempoTestingTests",
-      dependencies: ["TempoTesting", "TempoTestHelpers"]
+      dependencies: ["TempoSupport", "TempoTesting", "TempoTestHelpers"]
     ),
     // The README examples of combine-schedulers and swift-clocks, with only the import changed.
     .testTarget(
       name: "TempoSourceCompatibilityTests",
       dependencies: ["TempoSchedulers", "TempoClocks", "TempoTestSupport"]
-    ),
-    .testTarget(
-      name: "TempoClocksTests",
-      dependencies: ["TempoClocks", "TempoCore", "TempoScenarios", "TempoTestHelpers"]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import TempoCore
+@_spi(TempoInternals) import TempoSupport
 
 /// A clock that does not suspend when asked to sleep: time jumps to the deadline at once.
 ///

@@ -1,4 +1,5 @@
 import TempoCore
+import TempoSupport
 
 /// A clock whose time moves only when a test tells it to.
 ///

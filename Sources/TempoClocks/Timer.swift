@@ -1,4 +1,5 @@
 import TempoCore
+import TempoSupport
 
 extension Clock {
   /// An async sequence of this clock's time, one element every `interval`.

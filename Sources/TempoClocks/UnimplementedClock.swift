@@ -1,4 +1,5 @@
 import TempoCore
+import TempoSupport
 
 /// A clock that fails the current test whenever it is used, and otherwise behaves like the
 /// clock it wraps.

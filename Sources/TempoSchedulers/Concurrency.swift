@@ -1,4 +1,5 @@
 import TempoCore
+import TempoSupport
 
 extension Scheduler {
   /// Suspends the current task for `duration` of this scheduler's time.

@@ -1,5 +1,6 @@
-public import TempoClocks
 import TempoCore
+import TempoSupport
+public import TempoTimeline
 
 // The `.test`, `.immediate` and `.unimplemented` factories, declared on each scheduler type
 // itself rather than once on a protocol. A library that declares the same names on the same types

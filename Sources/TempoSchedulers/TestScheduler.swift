@@ -1,5 +1,6 @@
-public import TempoClocks
 import TempoCore
+import TempoSupport
+public import TempoTimeline
 
 /// A scheduler whose current time and execution can be controlled in a deterministic manner.
 ///

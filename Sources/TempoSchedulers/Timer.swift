@@ -1,4 +1,5 @@
 import TempoCore
+@_spi(TempoInternals) import TempoSupport
 
 extension Scheduler {
   /// A publisher that emits this scheduler's current time every `interval`.

@@ -1,4 +1,5 @@
 import TempoCore
+@_spi(TempoInternals) import TempoSupport
 
 /// A scheduler that runs its work on the main queue as soon as possible: at once when asked from
 /// the main queue, with a hop to the main queue otherwise.

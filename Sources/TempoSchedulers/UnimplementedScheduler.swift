@@ -1,4 +1,5 @@
 import TempoCore
+import TempoSupport
 
 /// A scheduler that fails the current test whenever it is used.
 ///

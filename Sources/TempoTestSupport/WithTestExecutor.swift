@@ -1,5 +1,5 @@
 import IssueReporting
-import TempoCore
+import TempoExecutor
 
 /// Runs `operation` with a test executor, so that test clocks and test schedulers advanced
 /// inside it wait for the work they release to go quiet, by construction.

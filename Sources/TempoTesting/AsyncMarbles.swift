@@ -1,3 +1,5 @@
+@_spi(TempoInternals) import TempoSupport
+
 extension MarbleTest {
   /// An async stream that yields the diagram's characters, as strings, at its ticks, and ends
   /// at `|`. Its events are scheduled on the bench's timeline, so advancing the bench plays them.
@@ -78,7 +80,7 @@ extension MarbleTest {
 
 private final class AsyncLog<Element>: @unchecked Sendable {
   // Invariant: `lock` guards `recorded`.
-  private let lock = TempoTestingLock()
+  private let lock = Lock()
   private var recorded: [Recorded<Element, any Error>] = []
 
   func append(_ record: Recorded<Element, any Error>) { lock.withLock { recorded.append(record) } }

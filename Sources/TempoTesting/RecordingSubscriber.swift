@@ -1,4 +1,5 @@
 public import TempoSchedulers
+@_spi(TempoInternals) import TempoSupport
 
 /// A subscriber that records, with the tick of each: its subscription, every value, the
 /// completion or failure, every demand it sends, and its cancellation.
@@ -22,7 +23,7 @@ public final class RecordingSubscriber<Input, Failure: Error>: Subscriber, Cance
 {
   // Invariant: `lock` guards every `var`; the subscription is called, and released, and issues
   // reported, only after unlocking.
-  private let lock = TempoTestingLock()
+  private let lock = Lock()
   private let demand: RecordingDemand
   private let test: MarbleTest
   private let site: CallSite

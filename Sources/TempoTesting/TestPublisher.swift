@@ -1,5 +1,6 @@
 import IssueReporting
 public import TempoSchedulers
+@_spi(TempoInternals) import TempoSupport
 
 /// A publisher scripted by a marble diagram or by a list of events at ticks.
 ///
@@ -24,7 +25,7 @@ public import TempoSchedulers
 public final class TestPublisher<Output, Failure: Error>: Publisher, @unchecked Sendable {
   // Invariant: `lock` guards every `var`; subscribers are called, and anything they gave us is
   // released, only after unlocking.
-  private let lock = TempoTestingLock()
+  private let lock = Lock()
   private let test: MarbleTest
   private let script: [Recorded<Output, Failure>]
   private let isHot: Bool
@@ -118,7 +119,7 @@ public final class TestPublisher<Output, Failure: Error>: Publisher, @unchecked 
     // Invariant: `lock` guards `subscriber`, `demand` and `owner`; the subscriber is called, and
     // `subscriber` and `owner` released, only after unlocking. The owner's lock guards
     // `recordIndex`.
-    private let lock = TempoTestingLock()
+    private let lock = Lock()
     private var subscriber: AnySubscriber<Output, Failure>?
     private var demand: Subscribers.Demand = .none
     /// The publisher, kept alive while the subscription lasts.

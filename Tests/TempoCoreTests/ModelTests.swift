@@ -1,4 +1,5 @@
 import Foundation
+import TempoSupport
 import TempoTestHelpers
 import Testing
 
@@ -314,7 +315,7 @@ final class RealTimeline<Date: ModelDate> {
   let group: SharedTimeline?
   var handles: [Int: Timeline<Date, Int>.Handle] = [:]
   var outcome = Outcome()
-  let location = TempoCore.SourceLocation(
+  let location = TempoSupport.SourceLocation(
     fileID: #fileID, filePath: #filePath, line: #line, column: #column)
   private var turn = 0
 

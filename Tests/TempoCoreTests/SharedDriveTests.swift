@@ -1,3 +1,4 @@
+@_spi(TempoInternals) import TempoSupport
 import TempoTestHelpers
 import Testing
 
@@ -5,7 +6,7 @@ import Testing
 
 /// A timeline that shares its time is driven by the same path as a lone one.
 @Suite struct SharedDriveTests {
-  let location = TempoCore.SourceLocation(
+  let location = TempoSupport.SourceLocation(
     fileID: #fileID, filePath: #filePath, line: #line, column: #column)
 
   /// Without a test executor (on a runtime without the hooks), an async advance waits for the sleepers it woke to run again

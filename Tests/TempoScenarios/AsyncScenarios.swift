@@ -200,7 +200,7 @@ final class CallbackService: Sendable {
 }
 
 extension AsyncScenario {
-  /// The scenarios, seed 004's welcome and timer tests first.
+  /// The scenarios, the welcome and timer tests first.
   public static let all: [AsyncScenario] = [
     AsyncScenario(name: "welcome-first-timer") { clock in
       let check = Expectations()

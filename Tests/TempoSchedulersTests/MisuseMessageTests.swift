@@ -1,4 +1,5 @@
 import TempoCore
+import TempoSupport
 import TempoTestHelpers
 import Testing
 

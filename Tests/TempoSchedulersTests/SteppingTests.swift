@@ -194,7 +194,7 @@ final class ManualPublisher<Output, Failure: Error>: Publisher, @unchecked Senda
 }
 
 @Suite struct PaceTests {
-  /// The seed's erratic source: A at 0 s, B 0.3, C 0.6, D 5.0, E 5.3, F 5.6, then finished.
+  /// An erratic source: A at 0 s, B 0.3, C 0.6, D 5.0, E 5.3, F 5.6, then finished.
   func erratic(on scheduler: TestSchedulerOf<DispatchQueue>) -> AnyPublisher<String, Never> {
     let items: [(String, Int)] = [
       ("A", 0), ("B", 300), ("C", 600), ("D", 5_000), ("E", 5_300), ("F", 5_600),
@@ -213,7 +213,7 @@ final class ManualPublisher<Output, Failure: Error>: Publisher, @unchecked Senda
     Int((scheduler.now.dispatchTime.uptimeNanoseconds - 1) / 1_000_000)
   }
 
-  @Test func theSeedsErraticSourcePacedThroughASubject() {
+  @Test func anErraticSourcePacedThroughASubject() {
     let scheduler = DispatchQueue.test
     let erratic = erratic(on: scheduler).makeConnectable()
     let subject = PassthroughSubject<String, Never>()

@@ -127,3 +127,25 @@ public func expectKeys<Value: Comparable, Key: Comparable>(
       back(key(value)) == value, "\(value) does not come back", sourceLocation: sourceLocation)
   }
 }
+
+/// Per-action run counts, safe to update from any thread.
+public final class Counts<Time: Comparable>: @unchecked Sendable {
+  // Invariant: `lock` guards every `var`.
+  private let lock = NSLock()
+  private var runs: [Int]
+  private var early = 0
+
+  public init(size: Int) {
+    runs = Array(repeating: 0, count: size)
+  }
+
+  public func ran(_ id: Int, at now: Time, due: Time) {
+    lock.withLock {
+      runs[id] += 1
+      if now < due { early += 1 }
+    }
+  }
+
+  public func count(_ id: Int) -> Int { lock.withLock { runs[id] } }
+  public var earlyRuns: Int { lock.withLock { early } }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import TempoSchedulers
+@_spi(TempoInternals) import TempoSupport
 import TempoTestHelpers
 import TempoTestSupport
 import Testing
@@ -50,11 +51,11 @@ import Testing
   }
 }
 
-/// A subscription that logs, when released, how many TempoTesting locks its thread holds.
+/// A subscription that logs, when released, how many Tempo locks its thread holds.
 private final class Probe: Subscription {
   let held: Log<Int>
   init(_ held: Log<Int>) { self.held = held }
-  deinit { held.append(TempoTestingLock.heldByCurrentThread) }
+  deinit { held.append(Lock.heldByCurrentThread) }
   func request(_ demand: Subscribers.Demand) {}
   func cancel() {}
 }
@@ -70,7 +71,7 @@ private final class SubscriptionBox: @unchecked Sendable {
   }
 }
 
-/// A subscriber that logs, when released, how many TempoTesting locks its thread holds.
+/// A subscriber that logs, when released, how many Tempo locks its thread holds.
 private final class ProbeSubscriber: Subscriber {
   typealias Input = String
   typealias Failure = Never
@@ -80,7 +81,7 @@ private final class ProbeSubscriber: Subscriber {
     self.held = held
     self.box = box
   }
-  deinit { held.append(TempoTestingLock.heldByCurrentThread) }
+  deinit { held.append(Lock.heldByCurrentThread) }
   func receive(subscription: any Subscription) {
     box.put(subscription)
     subscription.request(.unlimited)

@@ -1,3 +1,6 @@
+package import TempoExecutor
+package import TempoSupport
+
 /// What a `run` may spend before it stops and reports work that never runs out.
 ///
 /// A `run` cannot tell work that ends from work that never does (a repeating timer nobody

@@ -1,3 +1,6 @@
+package import TempoExecutor
+@_spi(TempoInternals) package import TempoSupport
+
 /// Lets the work released by a resumed sleeper or a scheduled action run before a test clock or
 /// test scheduler takes its next step.
 ///

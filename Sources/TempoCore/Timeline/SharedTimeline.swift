@@ -1,3 +1,6 @@
+package import TempoExecutor
+@_spi(TempoInternals) package import TempoSupport
+
 /// One virtual time for several timelines: each keeps its own pending work in its own time type,
 /// and an advance of any of them runs the due work of all of them in one order.
 ///

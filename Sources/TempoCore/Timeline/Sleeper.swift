@@ -1,3 +1,6 @@
+import TempoExecutor
+@_spi(TempoInternals) import TempoSupport
+
 /// One suspended sleep, resumed exactly once: by its wake-up or by cancellation.
 ///
 /// The test clock and the schedulers' `sleep` both use it:

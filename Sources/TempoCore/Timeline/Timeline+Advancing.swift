@@ -1,3 +1,5 @@
+@_spi(TempoInternals) package import TempoSupport
+
 extension Timeline {
   /// The instant an `advance(by:)` of `stride` moves to; reports a negative or invalid stride
   /// and answers `now` for it.

@@ -1,3 +1,5 @@
+@_spi(TempoInternals) import TempoSupport
+
 extension Timeline {
   /// A pending action that can be cancelled.
   package final class Handle: TimelineHandle, @unchecked Sendable {

@@ -1,3 +1,5 @@
+@_spi(TempoInternals) package import TempoSupport
+
 // How a timeline is driven, shares its time, and describes what is pending.
 
 extension Timeline {

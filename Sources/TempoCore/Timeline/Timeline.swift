@@ -1,3 +1,6 @@
+package import TempoExecutor
+@_spi(TempoInternals) package import TempoSupport
+
 /// A virtual timeline: pending work ordered by (date, scheduling sequence), a current time that
 /// never runs backwards, and the rules for advancing it.
 ///

@@ -1,3 +1,5 @@
+import TempoSupport
+
 /// Every issue a timeline reports, in the words a person reads: a lone ``Timeline``, a
 /// ``SharedTimeline`` and the drive they share all take their messages here. `name` is how the
 /// issue names the owner ("TestScheduler", "TestClock", "TestTimeline"); dates and strides are

@@ -1,4 +1,5 @@
 import TempoCore
+import TempoSupport
 
 // Times and strides of the schedulers, as issues print them: strides as durations ("-1.0
 // seconds"), times as the duration since the test schedulers' start (1 ns of uptime for

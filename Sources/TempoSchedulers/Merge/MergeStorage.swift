@@ -1,5 +1,6 @@
 #if !canImport(Combine)
   import TempoCore
+  @_spi(TempoInternals) import TempoSupport
 
   /// One ``Publishers/Merge`` subscription: a ``MergeStateMachine`` behind a lock, shared by the
   /// two sides.

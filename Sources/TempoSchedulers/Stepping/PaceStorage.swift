@@ -1,4 +1,5 @@
 import TempoCore
+@_spi(TempoInternals) import TempoSupport
 
 /// One ``Publishers/Pace`` subscription: a ``SteppingSubscriber`` upstream, and a
 /// ``PaceStateMachine`` behind a lock for the demand and the one-value slot downstream.

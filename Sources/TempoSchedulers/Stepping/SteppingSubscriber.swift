@@ -1,4 +1,5 @@
 import TempoCore
+@_spi(TempoInternals) import TempoSupport
 
 /// A subscriber that asks its upstream for the next input only when a stepper says so.
 ///

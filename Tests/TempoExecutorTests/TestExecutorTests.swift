@@ -1,7 +1,9 @@
 import Foundation
 import TempoClocks
 import TempoCore
+import TempoExecutor
 import TempoScenarios
+import TempoSupport
 import TempoTestHelpers
 import TempoTestSupport
 import Testing
@@ -56,34 +58,7 @@ func runOnTestClock(_ scenario: AsyncScenario) async -> [String] {
   return await scenario.body(scenarioClock)
 }
 
-/// Seed 004's welcome test with the trait instead of the function.
-@Suite(.testExecutor) struct TestExecutorTraitTests {
-  @MainActor
-  @Test func welcomeWithTheTrait() async {
-    let clock = TestClock()
-    let model = FeatureModel(clock: clock, hasSeenViewBefore: false)
-    Task { await model.task() }
-    await clock.advance(by: .seconds(4))
-    #expect(model.message == nil)
-    await clock.advance(by: .seconds(1))
-    #expect(model.message == "Welcome!")
-  }
-
-  @Test func aNestedScopeIsTheSameScope() async {
-    let outer = TestExecutor.current
-    await withTestExecutor {
-      #expect(TestExecutor.current === outer)
-    }
-  }
-}
-
 @Suite struct TestExecutorBehaviourTests {
-  @Test func theHooksAreInstalledWhileAScopeIsOpen() async {
-    await withTestExecutor {
-      #expect(TestExecutor.hooksAreInstalled)
-    }
-  }
-
   @Test func scopesInParallelAreEachDeterministic() async {
     let welcome = AsyncScenario.all.first { $0.name == "welcome-first-timer" }!
     let failures = await withTaskGroup(of: [String].self) { group in
@@ -117,7 +92,7 @@ func runOnTestClock(_ scenario: AsyncScenario) async -> [String] {
   @Test func anActionThatBlocksOnAJobOfTheTestStillFinishes() async {
     await withTestExecutor {
       let timeline = Timeline<Int, Int>(now: 0, name: "Timeline") { $0 + $1 }
-      let location = TempoCore.SourceLocation(
+      let location = TempoSupport.SourceLocation(
         fileID: #fileID, filePath: #filePath, line: #line, column: #column)
       let ran = Log<String>()
       timeline.schedule(after: 1, at: location) {

@@ -359,28 +359,6 @@ import Testing
 
 final class Box {}
 
-/// Per-action run counts, safe to update from any thread.
-final class Counts<Time: Comparable>: @unchecked Sendable {
-  // Invariant: `lock` guards every `var`.
-  private let lock = NSLock()
-  private var runs: [Int]
-  private var early = 0
-
-  init(size: Int) {
-    runs = Array(repeating: 0, count: size)
-  }
-
-  func ran(_ id: Int, at now: Time, due: Time) {
-    lock.withLock {
-      runs[id] += 1
-      if now < due { early += 1 }
-    }
-  }
-
-  func count(_ id: Int) -> Int { lock.withLock { runs[id] } }
-  var earlyRuns: Int { lock.withLock { early } }
-}
-
 @Suite struct MemoryTests {
   @Test func aSchedulerDeallocatedWithWorkPendingReleasesThatWork() {
     weak var weakScheduler: TestSchedulerOf<DispatchQueue>?

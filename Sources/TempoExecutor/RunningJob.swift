@@ -1,12 +1,4 @@
-#if canImport(Darwin)
-  import Darwin
-#elseif canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Android)
-  import Android
-#endif
+@_spi(TempoInternals) import TempoSupport
 
 /// Which test executor's job the current thread is running, and whose task that job is, kept in
 /// a per-thread slot.
@@ -19,41 +11,32 @@ enum RunningJob {
   }
 
   /// The thread's slot, made at its first job and freed when the thread ends.
-  private static let key: pthread_key_t = {
-    var key = pthread_key_t()
-    let status = pthread_key_create(&key) { free($0) }
-    precondition(status == 0, "pthread_key_create failed with \(status)")
-    return key
-  }()
+  private static let key = Platform.ThreadSpecific(freesValuesAtThreadExit: true)
 
   private static var slot: UnsafeMutablePointer<Slot> {
-    if let existing = pthread_getspecific(key) {
-      return existing.assumingMemoryBound(to: Slot.self)
-    }
-    guard let memory = malloc(MemoryLayout<Slot>.stride) else {
-      fatalError("Tempo could not allocate \(MemoryLayout<Slot>.stride) bytes for a thread")
-    }
+    if let existing = key.value { return existing.assumingMemoryBound(to: Slot.self) }
+    let memory = Platform.allocateForThread(byteCount: MemoryLayout<Slot>.stride)
     let slot = memory.bindMemory(to: Slot.self, capacity: 1)
     slot.initialize(to: Slot())
-    pthread_setspecific(key, slot)
+    key.value = memory
     return slot
   }
 
   /// The executor whose job (or whose advancing action) the thread is running.
   static var executor: TestExecutor? {
-    guard let existing = pthread_getspecific(key) else { return nil }
+    guard let existing = key.value else { return nil }
     return existing.assumingMemoryBound(to: Slot.self).pointee.executor?.takeUnretainedValue()
   }
 
   /// The task whose job the thread is running for ``executor``, if that job is a task's.
   static var task: UnsafeRawPointer? {
-    pthread_getspecific(key)?.assumingMemoryBound(to: Slot.self).pointee.task
+    key.value?.assumingMemoryBound(to: Slot.self).pointee.task
   }
 
   /// Whether the thread runs an action of a clock or scheduler that ``executor`` drives (rather
   /// than a job).
   static var isAction: Bool {
-    pthread_getspecific(key)?.assumingMemoryBound(to: Slot.self).pointee.isAction ?? false
+    key.value?.assumingMemoryBound(to: Slot.self).pointee.isAction ?? false
   }
 
   /// Runs `body` marked as running a job of `executor` (of `task`, if the job is a task's), or

@@ -2,7 +2,7 @@ import TempoSchedulers
 import XCTest
 
 /// The examples of the README that the scheduler API follows, run as written.
-final class SeedReadmeTests: XCTestCase {
+final class SchedulerReadmeParityTests: XCTestCase {
   var cancellables: Set<AnyCancellable> = []
 
   func race<Output, Failure: Error>(

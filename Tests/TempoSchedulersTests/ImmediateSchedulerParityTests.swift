@@ -1,9 +1,10 @@
 import TempoSchedulers
 import XCTest
 
-/// The transcript on immediate schedulers: a weather feature whose requests come back on the main
-/// queue, tested with immediate and test schedulers, and its cancellation example.
-final class SeedImmediacyTests: XCTestCase {
+/// Parity with the established immediate scheduler: a weather feature whose requests come back on
+/// the main queue, tested with an immediate and with a test scheduler, and the cancellation that
+/// only a test scheduler can observe.
+final class ImmediateSchedulerParityTests: XCTestCase {
   let mainQueue = DispatchQueue.test
 
   func testBasicsWithTheTestScheduler() {

@@ -2,10 +2,11 @@ import TempoClocks
 import TempoTestSupport
 import XCTest
 
-/// The tests that the transcript building a test clock writes, as it writes them. The feature's
-/// "has seen the view before" flag is injected instead of read from `UserDefaults`, so the tests
-/// can run in parallel.
-final class SeedClockTests: XCTestCase {
+/// Parity with the established test clock: a welcome message and a timer, tested the way its
+/// users write such tests, pass as written on Tempo's `TestClock`. The feature's "has seen the
+/// view before" flag is injected instead of read from `UserDefaults`, so the tests can run in
+/// parallel.
+final class TestClockParityTests: XCTestCase {
   @MainActor
   func testWelcome_FirstTimer() async {
     let clock = TestClock()

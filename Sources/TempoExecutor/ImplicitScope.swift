@@ -1,3 +1,5 @@
+@_spi(TempoInternals) package import TempoSupport
+
 /// The test executor that a clock, scheduler or timeline uses when no `withTestExecutor` scope
 /// is open: one opened for the task that created it, so that a test needs no wrapper.
 ///
@@ -82,7 +84,7 @@ package final class ImplicitScope: @unchecked Sendable {
 extension ImplicitScope {
   /// The executor this scope holds, if open.
   @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
-  var heldExecutor: TestExecutor? {
+  package var heldExecutor: TestExecutor? {
     lock.withLock { (executor as? TestExecutor).flatMap { $0.isOpen ? $0 : nil } }
   }
 }

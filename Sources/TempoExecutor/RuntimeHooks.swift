@@ -1,14 +1,5 @@
 import Dispatch
-
-#if canImport(Darwin)
-  import Darwin
-#elseif canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Android)
-  import Android
-#endif
+@_spi(TempoInternals) import TempoSupport
 
 /// The Swift runtime's executor hooks, through which test executors see the jobs that the work
 /// of their tests makes runnable, and which tasks belong to which test.
@@ -66,13 +57,8 @@ enum RuntimeHooks {
 
   private static let slots: Slots? = {
     func slot<T>(_ name: String, _: T.Type) -> UnsafeMutablePointer<T?>? {
-      // Every loaded image, in load order: `RTLD_DEFAULT`, which is -2 on Apple platforms.
-      #if canImport(Darwin)
-        let everywhere = UnsafeMutableRawPointer(bitPattern: -2)
-      #else
-        let everywhere: UnsafeMutableRawPointer? = nil
-      #endif
-      return dlsym(everywhere, name)?.assumingMemoryBound(to: T?.self)
+      // Every loaded image, in load order (`RTLD_DEFAULT`).
+      Platform.symbol(named: name)?.assumingMemoryBound(to: T?.self)
     }
     guard let global = slot("swift_task_enqueueGlobal_hook", JobHook.self),
       let enqueueMain = slot("swift_task_enqueueMainExecutor_hook", JobHook.self),

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import TempoCore
+@testable import TempoExecutor
 
 /// The test executor's state machine, driven directly: each event says who must run the queue
 /// next, and quiet means nothing queued or running here or on the main actor.

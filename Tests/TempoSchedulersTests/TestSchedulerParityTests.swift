@@ -1,9 +1,10 @@
 import TempoSchedulers
 import XCTest
 
-/// The tests that the transcript building a test scheduler from scratch writes, as it writes
-/// them (its `DispatchQueue.testScheduler` is spelled `DispatchQueue.test` today).
-final class SeedTestSchedulerTests: XCTestCase {
+/// Parity with the established test scheduler: what a test scheduler must do, test by test
+/// (actions scheduled now, after a delay, on an interval, cancelled; debounce; advance), on
+/// `DispatchQueue.test`.
+final class TestSchedulerParityTests: XCTestCase {
   var cancellables: Set<AnyCancellable> = []
   let scheduler = DispatchQueue.test
 

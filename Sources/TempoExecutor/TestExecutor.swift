@@ -1,4 +1,5 @@
 import Dispatch
+@_spi(TempoInternals) package import TempoSupport
 
 /// Runs the work of one test, one job at a time, and knows when that work has gone quiet.
 ///

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import TempoCore
+@testable import TempoExecutor
 
 /// Which test a task belongs to is remembered by the task's address and ID: a task that reuses
 /// the memory of an ended task of another test is not taken for it.

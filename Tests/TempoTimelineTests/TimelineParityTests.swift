@@ -7,7 +7,7 @@ import Testing
 
 /// `TestScheduler`, `TestClock` and `TestTimeline` answer the same questions with the same names,
 /// and the timeline can do what its sources can.
-@Suite struct ParityTests {
+@Suite struct TimelineParityTests {
   @Test func aTimelineAdvancesToAnInstant() {
     let time = TestTimeline()
     let runLoop = RunLoop.test(timeline: time)

@@ -1,13 +1,5 @@
 import IssueReporting
 
-#if canImport(Darwin)
-  import Darwin
-#elseif canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#endif
-
 /// Where a user called a Tempo API, so that a reported issue points at the user's line.
 package struct SourceLocation: Sendable {
   package let fileID: StaticString
@@ -85,8 +77,6 @@ package enum TestSupportLink {
   }
 
   /// Whether the binary has IssueReportingTestSupport's entry point for recording an issue.
-  private static let isLinked: Bool = {
-    guard let handle = dlopen(nil, RTLD_LAZY) else { return true }
-    return dlsym(handle, "$s25IssueReportingTestSupport07_recordA0ypyF") != nil
-  }()
+  private static let isLinked =
+    Platform.symbol(named: "$s25IssueReportingTestSupport07_recordA0ypyF") != nil
 }

@@ -1,0 +1,141 @@
+// The only file of Tempo that imports the platform's C library. An import serves only the file
+// it is in (with `MemberImportVisibility`, members too), so the few primitives the other files
+// need are wrapped here, and they import no C library at all.
+//
+// The imports are public because the mutex and the thread-specific value are inlined into
+// other modules (see ``Platform``).
+#if canImport(Darwin)
+  public import Darwin
+#elseif canImport(Glibc)
+  public import Glibc
+  // The types the wrappers store (`pthread_mutex_t`, `pthread_key_t`) are attributed to the
+  // runtime's shim module, which `MemberImportVisibility` asks for by name.
+  public import SwiftOverlayShims
+#elseif canImport(Musl)
+  public import Musl
+#elseif canImport(Android)
+  public import Android
+#endif
+
+/// The platform primitives Tempo uses: a mutex, a thread-specific value and a symbol lookup.
+///
+/// The mutex and the thread-specific value are `@inlinable`, and so are SPI rather than
+/// `package`: Swift does not inline a `package` declaration into another module, and ``Lock``
+/// is on the path of every scheduled action. (`@_spi(TempoInternals) import TempoSupport`.)
+///
+/// ```swift
+/// let hook = Platform.symbol(named: "swift_task_enqueueGlobal_hook")
+/// ```
+@_spi(TempoInternals) public enum Platform {}
+
+extension Platform {
+  /// The platform's non-recursive mutex (`os_unfair_lock` on Apple platforms, a pthread mutex
+  /// elsewhere), at a fixed address: ``Lock`` owns one and destroys it.
+  ///
+  /// ```swift
+  /// let mutex = Platform.Mutex()
+  /// mutex.lock()
+  /// mutex.unlock()
+  /// mutex.destroy()
+  /// ```
+  public struct Mutex {
+    #if canImport(Darwin)
+      @usableFromInline let pointer: UnsafeMutablePointer<os_unfair_lock>
+    #else
+      @usableFromInline let pointer: UnsafeMutablePointer<pthread_mutex_t>
+    #endif
+
+    /// Allocates and initializes a mutex; call ``destroy()`` exactly once when done.
+    @inlinable
+    public init() {
+      #if canImport(Darwin)
+        pointer = .allocate(capacity: 1)
+        pointer.initialize(to: os_unfair_lock())
+      #else
+        pointer = .allocate(capacity: 1)
+        pointer.initialize(to: pthread_mutex_t())
+        let status = pthread_mutex_init(pointer, nil)
+        precondition(status == 0, "pthread_mutex_init failed with \(status)")
+      #endif
+    }
+
+    /// Destroys and deallocates the mutex, which must not be held.
+    public func destroy() {
+      #if !canImport(Darwin)
+        pthread_mutex_destroy(pointer)
+      #endif
+      pointer.deinitialize(count: 1)
+      pointer.deallocate()
+    }
+
+    @inlinable @inline(__always)
+    public func lock() {
+      #if canImport(Darwin)
+        os_unfair_lock_lock(pointer)
+      #else
+        pthread_mutex_lock(pointer)
+      #endif
+    }
+
+    @inlinable @inline(__always)
+    public func unlock() {
+      #if canImport(Darwin)
+        os_unfair_lock_unlock(pointer)
+      #else
+        pthread_mutex_unlock(pointer)
+      #endif
+    }
+  }
+
+  /// A pointer-sized value that each thread keeps for itself (a pthread key), initially nil.
+  /// The key lives as long as the process.
+  ///
+  /// ```swift
+  /// static let running = Platform.ThreadSpecific()
+  /// running.value = Unmanaged.passUnretained(executor).toOpaque()
+  /// ```
+  public struct ThreadSpecific: Sendable {
+    @usableFromInline let key: pthread_key_t
+
+    public init() {
+      self.init(freesValuesAtThreadExit: false)
+    }
+
+    /// A key whose values, if `freesValuesAtThreadExit`, are memory from
+    /// ``Platform/allocateForThread(byteCount:)`` that the platform frees when their thread ends.
+    public init(freesValuesAtThreadExit: Bool) {
+      var key = pthread_key_t()
+      let status =
+        freesValuesAtThreadExit
+        ? pthread_key_create(&key) { free($0) } : pthread_key_create(&key, nil)
+      precondition(status == 0, "pthread_key_create failed with \(status)")
+      self.key = key
+    }
+
+    /// The current thread's value.
+    public var value: UnsafeMutableRawPointer? {
+      @inlinable get { pthread_getspecific(key) }
+      @inlinable nonmutating set { pthread_setspecific(key, newValue) }
+    }
+  }
+
+  /// Uninitialized memory for a value that a ``ThreadSpecific`` key frees when its thread ends.
+  package static func allocateForThread(byteCount: Int) -> UnsafeMutableRawPointer {
+    guard let memory = malloc(byteCount) else {
+      fatalError("Tempo could not allocate \(byteCount) bytes for a thread")
+    }
+    return memory
+  }
+
+  /// The address of the symbol `name` in the first loaded image that defines it, in load order
+  /// (`dlsym` with `RTLD_DEFAULT`), or nil if none does.
+  package static func symbol(named name: String) -> UnsafeMutableRawPointer? {
+    // `RTLD_DEFAULT` is -2 on Apple platforms and 0 elsewhere; neither imports as a constant.
+    #if canImport(Darwin)
+      let everywhere = UnsafeMutableRawPointer(bitPattern: -2)
+    #else
+      let everywhere: UnsafeMutableRawPointer? = nil
+    #endif
+    return dlsym(everywhere, name)
+  }
+}

@@ -1,0 +1,66 @@
+import Foundation
+@_spi(TempoInternals) import TempoSupport
+import TempoTestHelpers
+import Testing
+
+/// The wrappers of the platform's C library in `Platform.swift`.
+@Suite struct PlatformTests {
+  @Test func aSymbolOfTheSwiftRuntimeIsFound() {
+    #expect(Platform.symbol(named: "swift_task_enqueueGlobal_hook") != nil)
+  }
+
+  @Test func aSymbolThatNoImageDefinesIsNil() {
+    #expect(Platform.symbol(named: "tempo_no_image_defines_this_symbol") == nil)
+  }
+
+  @Test func aThreadSpecificValueIsEachThreadsOwn() {
+    let specific = Platform.ThreadSpecific()
+    specific.value = UnsafeMutableRawPointer(bitPattern: 1)
+    let seen = Log<Int>()
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+      seen.append(Int(bitPattern: specific.value))
+      specific.value = UnsafeMutableRawPointer(bitPattern: 2)
+      seen.append(Int(bitPattern: specific.value))
+      done.signal()
+    }.start()
+    done.wait()
+    #expect(seen.values == [0, 2])
+    #expect(Int(bitPattern: specific.value) == 1)
+    specific.value = nil
+  }
+}
+
+@Suite struct LockTests {
+  @Test func aLockLetsOneThreadAtATimeIn() {
+    let lock = Lock()
+    let counter = Counter()
+    DispatchQueue.concurrentPerform(iterations: 4) { _ in
+      for _ in 0..<10_000 {
+        lock.withLock { counter.value += 1 }
+      }
+    }
+    #expect(counter.value == 40_000)
+  }
+
+  #if DEBUG
+    @Test func aThreadCountsTheLocksItHolds() {
+      let outer = Lock()
+      let inner = Lock()
+      let before = Lock.heldByCurrentThread
+      outer.withLock {
+        #expect(Lock.heldByCurrentThread == before + 1)
+        inner.withLock { #expect(Lock.heldByCurrentThread == before + 2) }
+        #expect(Lock.heldByCurrentThread == before + 1)
+      }
+      #expect(Lock.heldByCurrentThread == before)
+    }
+  #endif
+}
+
+/// A counter that only a `Lock` guards.
+private final class Counter: @unchecked Sendable {
+  // Invariant: `value` is read and written under the test's lock, or after every thread that
+  // wrote it has finished.
+  var value = 0
+}
