@@ -14,8 +14,7 @@ final class KeyedPendingWork<Time: TimelineKeyed>: PendingWork<Time> {
     heap.min.map { (Time(timelineKey: $0.key), $0.sequence) }
   }
 
-  override func bound(through target: Time?) -> DueBound {
-    guard let target else { return .everything }
+  override func bound(through target: Time) -> DueBound {
     return DueBound(key: target.timelineKey)
   }
 

@@ -28,8 +28,7 @@ final class OrderedPendingWork<Time: Comparable>: PendingWork<Time> {
     heap.min.map { ($0.date, $0.sequence) }
   }
 
-  override func bound(through target: Time?) -> DueBound {
-    guard let target else { return .everything }
+  override func bound(through target: Time) -> DueBound {
     return DueBound(date: DateBox(target))
   }
 

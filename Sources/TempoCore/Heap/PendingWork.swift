@@ -46,9 +46,9 @@ class PendingWork<Time: Comparable> {
   /// The date and sequence number of the first entry, if any. - Complexity: O(1)
   func first() -> (date: Time, sequence: UInt64)? { fatalError("abstract") }
 
-  /// The bound of a drive through `target` (through everything if nil), for
-  /// ``removeFirst(dueBy:date:)``. Reads no state, so it needs no lock.
-  func bound(through target: Time?) -> DueBound { fatalError("abstract") }
+  /// The bound of a drive through `target`, for ``removeFirst(dueBy:date:)`` (``DueBound/everything``
+  /// for a drive through everything). Reads no state, so it needs no lock.
+  func bound(through target: Time) -> DueBound { fatalError("abstract") }
 
   /// Removes the first entry if it is due by `bound`, writing its date to `date`.
   /// - Complexity: O(log n)

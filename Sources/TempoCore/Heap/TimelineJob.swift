@@ -18,6 +18,9 @@ package class TimelineHandle: @unchecked Sendable {
   // non-nil exactly while an entry for this handle is pending and still due to run.
   final var action: (() -> Void)?
   final let repeats: Bool
+  /// Whether a repeating handle stopped because its interval could not move its date any more.
+  /// Guarded like `action`.
+  final var hasStopped = false
 
   init(repeats: Bool, action: @escaping () -> Void) {
     self.repeats = repeats

@@ -55,10 +55,22 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// timeline's members all count in the group's.
   package let wakeUps: WakeUps
 
-  struct Sharing {
+  /// How a member of a shared timeline reaches its group and converts its dates. A class, so
+  /// that the optional `sharing` is a plain reference: unspecialized code looks up the metadata
+  /// of an optional of a generic struct (a few hundred instructions) at every use.
+  final class Sharing {
     let group: SharedTimeline
     let toShared: (Time) -> Duration
     let fromShared: (Duration) -> Time
+
+    init(
+      group: SharedTimeline, toShared: @escaping (Time) -> Duration,
+      fromShared: @escaping (Duration) -> Time
+    ) {
+      self.group = group
+      self.toShared = toShared
+      self.fromShared = fromShared
+    }
   }
 
   /// Creates a timeline starting at `now`.
@@ -149,17 +161,42 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     at location: SourceLocation,
     _ action: @escaping Action
   ) -> Handle {
-    let repeats = interval.map { $0 > .zero } ?? false
-    let handle = Handle(timeline: self, interval: repeats ? interval : nil, action: action)
+    if let interval { return schedule(after: date, every: interval, at: location, action) }
+    return schedule(after: date, interval: .zero, repeats: false, at: location, action)
+  }
+
+  /// Schedules `action` to run at `date` and then every `interval` after that, until the
+  /// returned handle is cancelled; an interval that is not positive is reported, and the
+  /// action runs once. - Complexity: O(log n)
+  package func schedule(
+    after date: Time,
+    every interval: Interval,
+    at location: SourceLocation,
+    _ action: @escaping Action
+  ) -> Handle {
+    let repeats = interval > .zero
+    let handle = schedule(after: date, interval: interval, repeats: repeats, at: location, action)
+    if !repeats {
+      location.report(TimelineMessage.nonPositiveInterval(name, interval))
+    }
+    return handle
+  }
+
+  private func schedule(
+    after date: Time,
+    interval: Interval,
+    repeats: Bool,
+    at location: SourceLocation,
+    _ action: @escaping Action
+  ) -> Handle {
+    let handle = Handle(
+      timeline: self, interval: interval, repeats: repeats, start: date, action: action)
     let (problem, released) = lock.withLock {
       () -> (TimelineState<Time, Interval>.DateProblem?, AnyObject?) in
       (state.schedule(handle, after: date, sequence: takeSequence()), updateHold())
     }
     withExtendedLifetime(released) {}
     if let problem { report(problem, date: date, at: location) }
-    if let interval, !repeats {
-      location.report(TimelineMessage.nonPositiveInterval(name, interval))
-    }
     return handle
   }
 
@@ -178,7 +215,8 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// sets `now` to its date and re-arms it if it repeats. The caller runs the action.
   /// - Complexity: O(log n)
   package func takeNext(through target: Time?, at location: SourceLocation) -> Action? {
-    takeNext(dueBy: dueBound(through: target), at: location)
+    guard let target else { return takeNext(dueBy: .everything, at: location) }
+    return takeNext(dueBy: dueBound(through: target), at: location)
   }
 
   /// ``takeNext(through:at:)`` with the bound made once for a whole drive.
@@ -198,9 +236,8 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
 
   /// Reports a repeating action whose interval became too small to move its date.
   private func reportStopped(_ handle: Handle, at location: SourceLocation) {
-    let (interval, date) = lock.withLock { (handle.interval, handle.stoppedAfter) }
-    guard let interval, let date else { return }
-    location.report(TimelineMessage.intervalTooSmall(name, interval, after: date))
+    guard let date = lock.withLock({ handle.stoppedAfter }) else { return }
+    location.report(TimelineMessage.intervalTooSmall(name, handle.interval, after: date))
   }
 
   /// The date of the `count`-th repeat of an action first due at `start` and repeating every
@@ -212,7 +249,11 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
 
   /// Ends an advance: `now` becomes `target` unless it is already later.
   package func finishAdvance(at target: Time) {
-    lock.withLock { state.finish(at: target) }
+    // `lock()` and `unlock()` rather than `withLock`: a closure over generic state costs the
+    // state's metadata at every call in unspecialized code.
+    lock.lock()
+    state.finish(at: target)
+    lock.unlock()
   }
 
   // MARK: - With the lock held

@@ -37,7 +37,7 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   /// How the owner's time moves.
   let advancedBy: (Time, Interval) -> Time
   /// `interval × k`, when `Interval` is a ``TimelineGridStride``.
-  private let multiply: ((Interval, Int) -> Interval?)?
+  private let multiply: TimelineMultiplier<Interval>?
 
   init(now: Time, sharedNow: Duration = .zero, advancedBy: @escaping (Time, Interval) -> Time) {
     self.pending = PendingWork<Time>.make(now: now)
@@ -161,7 +161,8 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
 
   @inline(__always)
   func dateOfRepeat(_ count: Int, from start: Time, every interval: Interval) -> Time? {
-    guard let multiply, let span = multiply(interval, count) else { return nil }
+    var span = interval
+    guard let multiply, multiply(interval, count, &span) else { return nil }
     return advancedBy(start, span)
   }
 
@@ -181,13 +182,10 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   /// The instant an advance by `stride` moves to, or `now` and the reason it cannot move.
   @inline(__always)
   func target(advancingBy stride: Interval) -> (target: Time, problem: TargetProblem?) {
-    // `>=` alone lets NaN through for strides that derive it from `<`.
-    guard stride == stride, stride >= .zero else { return (now, .negativeStride) }
-    let target = advancedBy(now, stride)
-    guard target == target, !(target < now), !(now == target && stride > .zero) else {
-      return (now, .unrepresentableTarget)
-    }
-    return (target, nil)
+    var moved = now
+    let problem = timelineTarget(
+      from: now, advancingBy: stride, advancedBy: advancedBy, into: &moved)
+    return (moved, problem)
   }
 
   /// The instant an advance to `instant` moves to, or `now` and the reason it cannot move.
@@ -242,4 +240,28 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
     }
     return released
   }
+}
+
+/// The instant an advance by `stride` from `now` moves to, written to `target` (`now` when it
+/// cannot move), and the reason it cannot move, if any (see
+/// ``TimelineState/target(advancingBy:)``).
+///
+/// A free function rather than a method of ``TimelineState``, and with no tuple result:
+/// unspecialized code that calls a method of a generic struct, or makes a tuple of a generic
+/// type, looks up that type's metadata (a few hundred instructions) at every call.
+func timelineTarget<Time: Comparable, Interval: Comparable & AdditiveArithmetic>(
+  from now: Time, advancingBy stride: Interval, advancedBy: (Time, Interval) -> Time,
+  into target: inout Time
+) -> TimelineTargetProblem? {
+  // `>=` alone lets NaN through for strides that derive it from `<`.
+  guard stride == stride, stride >= .zero else {
+    target = now
+    return .negativeStride
+  }
+  target = advancedBy(now, stride)
+  guard target == target, !(target < now), !(now == target && stride > .zero) else {
+    target = now
+    return .unrepresentableTarget
+  }
+  return nil
 }
