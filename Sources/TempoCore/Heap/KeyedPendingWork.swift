@@ -21,9 +21,11 @@ final class KeyedPendingWork<Time: TimelineKeyed>: PendingWork<Time> {
   override func removeFirst(
     dueBy bound: DueBound, date: inout Time
   ) -> (job: TimelineJob, sequence: UInt64)? {
-    guard let first = heap.min else { return nil }
-    if let key = bound.key, key < first.key { return nil }
-    heap.popMin()
+    // Only the key is read before the entry is removed: an optional entry left over to destroy
+    // would go through the runtime's generic value witnesses.
+    guard let firstKey = heap.min?.key else { return nil }
+    if let key = bound.key, key < firstKey { return nil }
+    let first = heap.removeMin()
     date = Time(timelineKey: first.key)
     return (first.job, first.sequence)
   }

@@ -16,11 +16,12 @@ enum TimelineJob {
 package class TimelineHandle: @unchecked Sendable {
   // Invariant: `action` is read and written only under the owning timeline's lock. It is
   // non-nil exactly while an entry for this handle is pending and still due to run.
-  final var action: (() -> Void)?
+  // Unchecked exclusivity: every access is under that lock.
+  @exclusivity(unchecked) final var action: (() -> Void)?
   final let repeats: Bool
   /// Whether a repeating handle stopped because its interval could not move its date any more.
   /// Guarded like `action`.
-  final var hasStopped = false
+  @exclusivity(unchecked) final var hasStopped = false
 
   init(repeats: Bool, action: @escaping () -> Void) {
     self.repeats = repeats

@@ -6,16 +6,17 @@ extension Timeline {
     //
     // No field is an optional of `Time` or `Interval`: unspecialized code looks up the metadata
     // of such an optional (a few hundred instructions) whenever it copies or destroys one, so
-    // the handle keeps plain values and flags instead.
+    // the handle keeps plain values and flags instead. Every access is under the timeline's
+    // lock, so the runtime's exclusivity checks are left out (`@exclusivity(unchecked)`).
     /// The interval between repeats; meaningless when the handle does not repeat.
     let interval: Interval
     private weak var timeline: Timeline?
     /// The date of the first run; the k-th repeat is due at `start + k × interval`.
-    var start: Time
+    @exclusivity(unchecked) var start: Time
     /// How many times the action has been re-armed.
-    var rearmed = 0
+    @exclusivity(unchecked) var rearmed = 0
     /// The date after which the interval could not move the date any more, once it stopped.
-    private var stopDate: Time
+    @exclusivity(unchecked) private var stopDate: Time
 
     /// A handle of `timeline` (of no timeline, for driving a ``TimelineState`` alone) that runs
     /// `action` first at `start`, then every `interval` if `repeats`.
