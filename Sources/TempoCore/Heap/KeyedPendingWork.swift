@@ -4,7 +4,7 @@ final class KeyedPendingWork<Time: TimelineKeyed>: PendingWork<Time> {
   @exclusivity(unchecked) private var heap = BinaryHeap<KeyedEntry>()
 
   override var count: Int { heap.count }
-  override var jobs: [TimelineJob] { heap.jobs }
+  override func forEachJob(_ body: (TimelineJob) -> Void) { heap.storage.forEach { body($0.job) } }
 
   override func insert(_ job: TimelineJob, at date: Time, sequence: UInt64) {
     heap.insert(KeyedEntry(key: date.timelineKey, sequence: sequence, job: job))

@@ -18,7 +18,7 @@ final class OrderedPendingWork<Time: Comparable>: PendingWork<Time> {
   }
 
   override var count: Int { heap.count }
-  override var jobs: [TimelineJob] { heap.jobs }
+  override func forEachJob(_ body: (TimelineJob) -> Void) { heap.storage.forEach { body($0.job) } }
 
   override func insert(_ job: TimelineJob, at date: Time, sequence: UInt64) {
     heap.insert(Entry(date: date, sequence: sequence, job: job))

@@ -37,8 +37,8 @@ class PendingWork<Time: Comparable> {
   /// How many entries are pending, cancelled ones included.
   var count: Int { fatalError("abstract") }
 
-  /// Every pending job, in no particular order.
-  var jobs: [TimelineJob] { fatalError("abstract") }
+  /// Calls `body` with every pending job, in no particular order, without collecting them.
+  func forEachJob(_ body: (TimelineJob) -> Void) { fatalError("abstract") }
 
   /// Adds `job` at `date`. - Complexity: O(log n)
   func insert(_ job: TimelineJob, at date: Time, sequence: UInt64) { fatalError("abstract") }
@@ -97,8 +97,6 @@ protocol PendingEntry: Comparable {
 }
 
 extension BinaryHeap where Element: PendingEntry {
-  var jobs: [TimelineJob] { storage.map(\.job) }
-
   mutating func removeCancelled() {
     removeAll { $0.job.isCancelled }
   }

@@ -41,26 +41,27 @@ extension Duration: TimelineGridStride {
   }
 }
 
-/// `interval × k` for an `Interval` that can be multiplied exactly (a ``TimelineGridStride``);
-/// nil for any other.
-func gridMultiplier<Interval>(for _: Interval.Type) -> TimelineMultiplier<Interval>? {
-  guard let grid = Interval.self as? any TimelineGridStride.Type else { return nil }
-  return multiplier(grid, as: Interval.self)
+/// How a timeline multiplies an `Interval` exactly: the interval's own type, when it is a
+/// ``TimelineGridStride``; nil for any other. A metatype rather than a closure, so that a
+/// timeline allocates nothing for it (a closure over a generic type needs a context).
+func gridStride<Interval>(for _: Interval.Type) -> (any TimelineGridStride.Type)? {
+  Interval.self as? any TimelineGridStride.Type
 }
 
-private func multiplier<Grid: TimelineGridStride, Interval>(
-  _: Grid.Type, as _: Interval.Type
-) -> TimelineMultiplier<Interval> {
-  // `Grid` is `Interval` (the caller found it by casting `Interval.self`), so these casts
-  // reinterpret a value as its own type; a checked cast would cost a runtime lookup per repeat.
-  { interval, count, product in
-    var grid = unsafeBitCast(product, to: Grid.self)
-    let fits = unsafeBitCast(interval, to: Grid.self).timelineMultiplied(by: count, into: &grid)
-    product = unsafeBitCast(grid, to: Interval.self)
+/// Writes `interval × count` to `product` and answers true, or answers false if the product
+/// does not fit, multiplying as `grid` does; `grid` must be `Interval` itself (see
+/// ``gridStride(for:)``).
+func gridMultiply<Interval>(
+  _ interval: Interval, by count: Int, as grid: any TimelineGridStride.Type,
+  into product: inout Interval
+) -> Bool {
+  func multiply<Grid: TimelineGridStride>(_: Grid.Type) -> Bool {
+    // `Grid` is `Interval`, so these casts reinterpret a value as its own type; a checked cast
+    // would cost a runtime lookup per repeat.
+    var result = unsafeBitCast(product, to: Grid.self)
+    let fits = unsafeBitCast(interval, to: Grid.self).timelineMultiplied(by: count, into: &result)
+    product = unsafeBitCast(result, to: Interval.self)
     return fits
   }
+  return multiply(grid)
 }
-
-/// Writes `interval × count` to its last argument and answers true, or answers false if the
-/// product does not fit (see ``TimelineGridStride``).
-typealias TimelineMultiplier<Interval> = (Interval, Int, inout Interval) -> Bool

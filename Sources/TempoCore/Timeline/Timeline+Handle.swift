@@ -42,11 +42,11 @@ extension Timeline {
     @inline(never)
     func next(
       after date: Time, into next: inout Time, advancedBy: (Time, Interval) -> Time,
-      multiply: TimelineMultiplier<Interval>?
+      grid: (any TimelineGridStride.Type)?
     ) -> Bool {
       rearmed += 1
       var span = interval
-      if let multiply, multiply(interval, rearmed, &span) {
+      if let grid, gridMultiply(interval, by: rearmed, as: grid, into: &span) {
         next = advancedBy(start, span)
       } else {
         next = advancedBy(date, interval)

@@ -89,8 +89,10 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     self.name = name
     self.describe = describe ?? { readable($0) }
     self.sharing = nil
-    self.scope = ImplicitScope(name: name)
-    self.wakeUps = WakeUps()
+    // The scope and the wake-up count borrow the timeline's lock: neither is ever called with
+    // it held, and each saves the two allocations of a lock of its own.
+    self.scope = ImplicitScope(name: name, lock: lock)
+    self.wakeUps = WakeUps(lock: lock)
   }
 
   /// Creates a timeline that shares its time with the other members of `group`: it starts at

@@ -37,13 +37,13 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   /// How the owner's time moves.
   let advancedBy: (Time, Interval) -> Time
   /// `interval × k`, when `Interval` is a ``TimelineGridStride``.
-  private let multiply: TimelineMultiplier<Interval>?
+  private let grid: (any TimelineGridStride.Type)?
 
   init(now: Time, sharedNow: Duration = .zero, advancedBy: @escaping (Time, Interval) -> Time) {
     self.pending = PendingWork<Time>.make(now: now)
     self.sharedNow = sharedNow
     self.advancedBy = advancedBy
-    self.multiply = gridMultiplier(for: Interval.self)
+    self.grid = gridStride(for: Interval.self)
   }
 
   /// The current virtual time.
@@ -152,7 +152,7 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   @inline(__always)
   private mutating func rearm(_ handle: Handle, from date: Time, sequence: UInt64) -> Bool {
     var next = date
-    guard handle.next(after: date, into: &next, advancedBy: advancedBy, multiply: multiply) else {
+    guard handle.next(after: date, into: &next, advancedBy: advancedBy, grid: grid) else {
       return false
     }
     pending.insert(.handle(handle), at: next, sequence: sequence)
@@ -162,7 +162,7 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   @inline(__always)
   func dateOfRepeat(_ count: Int, from start: Time, every interval: Interval) -> Time? {
     var span = interval
-    guard let multiply, multiply(interval, count, &span) else { return nil }
+    guard let grid, gridMultiply(interval, by: count, as: grid, into: &span) else { return nil }
     return advancedBy(start, span)
   }
 
@@ -232,8 +232,8 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   /// storage is going away, and handles kept by their cancellables must hold on to nothing.
   func releaseAll() -> [Action] {
     var released: [Action] = []
-    for case .handle(let handle) in pending.jobs {
-      if let action = handle.action {
+    pending.forEachJob { job in
+      if case .handle(let handle) = job, let action = handle.action {
         handle.action = nil
         released.append(action)
       }
