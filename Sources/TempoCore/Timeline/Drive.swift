@@ -42,6 +42,9 @@ struct RunMeter {
   private let maxSteps: Int
   private let initial: Int
   private let timeLimit: Duration?
+  /// The steps below which a step needs no other check: below both the budget and the step at
+  /// which the real-time guard starts.
+  private let plainSteps: Int
   private var deadline: ContinuousClock.Instant?
   /// The actions allowed so far.
   private(set) var steps = 0
@@ -65,10 +68,23 @@ struct RunMeter {
       maxSteps = .max
       timeLimit = nil
     }
+    plainSteps = timeLimit == nil ? maxSteps : min(maxSteps, initial)
   }
 
   /// Whether the drive may take one more action; counts it if so.
+  @inline(__always)
   mutating func allowsStep() -> Bool {
+    // The common step, inlined into the drive's loop: within the budget, before the clock.
+    if steps < plainSteps {
+      steps += 1
+      return true
+    }
+    return allowsCheckedStep()
+  }
+
+  /// ``allowsStep()`` at or past ``plainSteps``: checks the budget and the real-time guard.
+  @inline(never)
+  private mutating func allowsCheckedStep() -> Bool {
     guard steps < maxSteps else {
       isSpent = true
       return false

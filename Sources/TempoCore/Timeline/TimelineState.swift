@@ -36,14 +36,28 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   private(set) var sharedNow: Duration = .zero
   /// How the owner's time moves.
   let advancedBy: (Time, Interval) -> Time
-  /// `interval × k`, when `Interval` is a ``TimelineGridStride``.
-  private let grid: (any TimelineGridStride.Type)?
+  /// `interval × k`, when `Interval` is a ``TimelineGridStride``; looked up when the first
+  /// repeating handle is scheduled (see ``gridOfRepeats()``).
+  private var grid: (any TimelineGridStride.Type)?
+  private var hasLookedUpGrid = false
 
   init(now: Time, sharedNow: Duration = .zero, advancedBy: @escaping (Time, Interval) -> Time) {
     self.pending = PendingWork<Time>.make(now: now)
     self.sharedNow = sharedNow
     self.advancedBy = advancedBy
-    self.grid = gridStride(for: Interval.self)
+  }
+
+  /// How repeats are multiplied (see ``TimelineGridStride``). Looked up on first use rather than
+  /// when the state is made: the first lookup of a conformance in a process scans the runtime's
+  /// conformance records, a few hundred thousand instructions that a timeline with no repeating
+  /// work should not pay.
+  @inline(__always)
+  mutating func gridOfRepeats() -> (any TimelineGridStride.Type)? {
+    if !hasLookedUpGrid {
+      grid = gridStride(for: Interval.self)
+      hasLookedUpGrid = true
+    }
+    return grid
   }
 
   /// The current virtual time.
@@ -85,6 +99,7 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   mutating func schedule(_ handle: Handle, after date: Time, sequence: UInt64) -> DateProblem? {
     let (problem, due) = insert(.handle(handle), after: date, sequence: sequence)
     handle.start = due
+    if handle.repeats { _ = gridOfRepeats() }
     if problem == .unrepresentable { handle.action = nil }
     return problem
   }
@@ -152,6 +167,7 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   @inline(__always)
   private mutating func rearm(_ handle: Handle, from date: Time, sequence: UInt64) -> Bool {
     var next = date
+    // `grid` was looked up when the repeating handle was scheduled.
     guard handle.next(after: date, into: &next, advancedBy: advancedBy, grid: grid) else {
       return false
     }
@@ -160,9 +176,10 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   }
 
   @inline(__always)
-  func dateOfRepeat(_ count: Int, from start: Time, every interval: Interval) -> Time? {
+  mutating func dateOfRepeat(_ count: Int, from start: Time, every interval: Interval) -> Time? {
     var span = interval
-    guard let grid, gridMultiply(interval, by: count, as: grid, into: &span) else { return nil }
+    guard let grid = gridOfRepeats(), gridMultiply(interval, by: count, as: grid, into: &span)
+    else { return nil }
     return advancedBy(start, span)
   }
 
