@@ -62,19 +62,10 @@ package enum Settling {
 }
 
 extension Settling {
-  /// The loop of every drive, sync: runs the actions `takeNext` gives, at most `budget` of them,
-  /// and answers how much of the budget is left.
-  package static func run(budget: Int, _ takeNext: () -> (() -> Void)?) -> Int {
-    var remaining = budget
-    while remaining > 0, let action = takeNext() {
-      action()
-      remaining -= 1
-    }
-    return remaining
-  }
-
-  /// The loop of every drive, async: like ``run(budget:_:)``, and lets the work go quiet (see
-  /// ``settle(_:scope:at:)``) before the first action and after each.
+  /// The loop of every async drive: runs the actions `takeNext` gives, at most `budget` of them,
+  /// answers how much of the budget is left, and lets the work go quiet (see
+  /// ``settle(_:scope:at:)``) before the first action and after each. (The synchronous loop is
+  /// written out in the drive itself; see `Drive.swift`.)
   package static func run(
     budget: Int, wakeUps: WakeUps? = nil, scope: ImplicitScope? = nil,
     at location: SourceLocation,
