@@ -20,10 +20,10 @@
 /// This class is the storage: it owns the lock and a ``TimelineState``, the pure state machine
 /// that keeps these rules; it runs each event of the state under the lock, then, after
 /// unlocking, reports the problem the event answered (in the words of ``TimelineMessage``),
-/// releases what it removed, and hands back the action to run. Advancing is in
-/// `Timeline+Advancing.swift`, cancelling in `Timeline+Handle.swift`, sharing and diagnostics in
-/// `Timeline+Sharing.swift`; the drive loop, budget and runaway report, shared with
-/// ``SharedTimeline``, in `Drive.swift`.
+/// releases what it removed, and hands back the action to run. Scheduling is in
+/// `Timeline+Scheduling.swift`, advancing in `Timeline+Advancing.swift`, cancelling in
+/// `Timeline+Handle.swift`, sharing and diagnostics in `Timeline+Sharing.swift`; the drive loop,
+/// budget and runaway report, shared with ``SharedTimeline``, in `Drive.swift`.
 ///
 /// `Time` is the front's own time type and `Interval` its stride; `advancedBy` is how the front's
 /// time moves, so no conversion ever rounds a date. The pending work is kept by ``PendingWork``:
@@ -140,77 +140,6 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// The date of the next action that will run, if any. - Complexity: amortized O(1)
   package var nextDate: Time? { lock.withLock { state.next()?.date } }
 
-  // MARK: - Scheduling
-
-  /// Schedules `action` to run once at `date` (or at `now`, if `date` is in the past).
-  /// - Complexity: O(log n)
-  package func schedule(after date: Time, at location: SourceLocation, _ action: @escaping Action) {
-    let (problem, released) = lock.withLock {
-      () -> (TimelineState<Time, Interval>.DateProblem?, AnyObject?) in
-      let problem = state.insert(.once(action), after: date, sequence: takeSequence()).problem
-      return (problem, updateHold())
-    }
-    withExtendedLifetime(released) {}
-    if let problem { report(problem, date: date, at: location) }
-  }
-
-  /// Schedules `action` to run at `date` and then, if `interval` is given, every `interval`
-  /// after that, until the returned handle is cancelled.
-  /// - Complexity: O(log n)
-  package func schedule(
-    after date: Time,
-    interval: Interval?,
-    at location: SourceLocation,
-    _ action: @escaping Action
-  ) -> Handle {
-    if let interval { return schedule(after: date, every: interval, at: location, action) }
-    return schedule(after: date, interval: .zero, repeats: false, at: location, action)
-  }
-
-  /// Schedules `action` to run at `date` and then every `interval` after that, until the
-  /// returned handle is cancelled; an interval that is not positive is reported, and the
-  /// action runs once. - Complexity: O(log n)
-  package func schedule(
-    after date: Time,
-    every interval: Interval,
-    at location: SourceLocation,
-    _ action: @escaping Action
-  ) -> Handle {
-    let repeats = interval > .zero
-    let handle = schedule(after: date, interval: interval, repeats: repeats, at: location, action)
-    if !repeats {
-      location.report(TimelineMessage.nonPositiveInterval(name, interval))
-    }
-    return handle
-  }
-
-  private func schedule(
-    after date: Time,
-    interval: Interval,
-    repeats: Bool,
-    at location: SourceLocation,
-    _ action: @escaping Action
-  ) -> Handle {
-    let handle = Handle(
-      timeline: self, interval: interval, repeats: repeats, start: date, action: action)
-    let (problem, released) = lock.withLock {
-      () -> (TimelineState<Time, Interval>.DateProblem?, AnyObject?) in
-      (state.schedule(handle, after: date, sequence: takeSequence()), updateHold())
-    }
-    withExtendedLifetime(released) {}
-    if let problem { report(problem, date: date, at: location) }
-    return handle
-  }
-
-  private func report(
-    _ problem: TimelineState<Time, Interval>.DateProblem, date: Time, at location: SourceLocation
-  ) {
-    switch problem {
-    case .invalid: location.report(TimelineMessage.invalidDate(name))
-    case .unrepresentable: location.report(TimelineMessage.unrepresentableDate(name, date))
-    }
-  }
-
   // MARK: - Taking work
 
   /// Takes the next action due at or before `target` (any pending action if `target` is nil),
@@ -262,7 +191,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
 
   /// The next sequence number: this timeline's own, or its group's when it shares its time.
   /// Call with the lock held.
-  private func takeSequence() -> UInt64 {
+  func takeSequence() -> UInt64 {
     if let sharing { return sharing.group.takeSequence() }
     return state.takeSequence()
   }
