@@ -14,16 +14,19 @@
 /// once, with the fix.
 package final class ImplicitScope: @unchecked Sendable {
   // Invariant: `lock` guards `executor` and `hasWarned`; the executor's lease is released after
-  // unlocking (in `deinit`, nothing else can reach the scope).
-  private let lock = Lock()
+  // unlocking (in `deinit`, nothing else can reach the scope). The lock may be the owning
+  // timeline's: the scope is never called with it held.
+  private let lock: Lock
   /// The executor this scope holds open (a `TestExecutor`; untyped for older systems).
   private var executor: AnyObject?
   private var hasWarned = false
   private let name: String
 
-  /// Opens or joins the current task's executor, unless a `withTestExecutor` scope is open.
-  package init(name: String) {
+  /// Opens or joins the current task's executor, unless a `withTestExecutor` scope is open;
+  /// guards its state with `lock` (a new one, or its owner's).
+  package init(name: String, lock: Lock = Lock()) {
     self.name = name
+    self.lock = lock
     if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
       executor = Self.executorForCurrentTask()
     }

@@ -269,7 +269,7 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     options _: SchedulerOptions?,
     _ action: @escaping () -> Void
   ) -> any Cancellable {
-    let handle = timeline.schedule(after: date, interval: interval, at: creation, action)
+    let handle = timeline.schedule(after: date, every: interval, at: creation, action)
     return AnyCancellable { handle.cancel() }
   }
 }

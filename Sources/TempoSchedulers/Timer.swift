@@ -63,7 +63,10 @@ extension Publishers {
     public let tolerance: Scheduler.SchedulerTimeType.Stride?
 
     private let lock = Lock()
-    private var subscriptions: [ObjectIdentifier: Inner] = [:]
+    /// The subscriptions, in the order they were made. An array rather than a dictionary: a
+    /// tick copies it, and copying a dictionary's values in unspecialized code costs several
+    /// runtime metadata lookups per tick; subscribing and cancelling are rare and O(n).
+    private var subscriptions: [Inner] = []
     private var connection: Connection?
 
     /// Creates a timer that ticks every `interval` on `scheduler` once connected.
@@ -87,7 +90,7 @@ extension Publishers {
     public func receive<Downstream: Subscriber>(subscriber: Downstream)
     where Downstream.Input == Output, Downstream.Failure == Failure {
       let subscription = Inner(timer: self, downstream: AnySubscriber(subscriber))
-      lock.withLock { subscriptions[ObjectIdentifier(subscription)] = subscription }
+      lock.withLock { subscriptions.append(subscription) }
       subscriber.receive(subscription: subscription)
     }
 
@@ -113,7 +116,9 @@ extension Publishers {
 
     private func tick() {
       let time = scheduler.now
-      let receivers = lock.withLock { Array(subscriptions.values) }
+      lock.lock()
+      let receivers = subscriptions
+      lock.unlock()
       for receiver in receivers { receiver.deliver(time) }
     }
 
@@ -127,8 +132,11 @@ extension Publishers {
     }
 
     fileprivate func remove(_ subscription: Inner) {
-      let removed = lock.withLock {
-        subscriptions.removeValue(forKey: ObjectIdentifier(subscription))
+      let removed = lock.withLock { () -> Inner? in
+        guard let index = subscriptions.firstIndex(where: { $0 === subscription }) else {
+          return nil
+        }
+        return subscriptions.remove(at: index)
       }
       withExtendedLifetime(removed) {}
     }

@@ -31,6 +31,17 @@ import Testing
     }
   }
 
+  @Test func removeMinTakesTheSmallestElementEachTime() {
+    var heap = BinaryHeap<Int>()
+    for value in [5, 3, 9, 1, 7, 3] { heap.insert(value) }
+    var taken: [Int] = []
+    while !heap.isEmpty {
+      taken.append(heap.removeMin())
+      #expect(heap.isValid)
+    }
+    #expect(taken == [1, 3, 3, 5, 7, 9])
+  }
+
   @Test func anEmptyHeapHasNothingToPop() {
     var heap = BinaryHeap<Int>()
     #expect(heap.isEmpty)

@@ -42,7 +42,9 @@ import Testing
     // answers the handle, which remembers the date it stopped after.
     var state = TimelineState<Int, Int>(now: 0) { min($0 + $1, 10) }
     var runs = 0
-    let handle = TimelineState<Int, Int>.Handle(timeline: nil, interval: 5) { runs += 1 }
+    let handle = TimelineState<Int, Int>.Handle(
+      timeline: nil, interval: 5, repeats: true, start: 5
+    ) { runs += 1 }
     #expect(state.schedule(handle, after: 5, sequence: state.takeSequence()) == nil)
     var stopped: [TimelineHandle?] = []
     while let taken = state.takeNext(dueBy: .everything) {
@@ -58,7 +60,9 @@ import Testing
 
   @Test func aCancelledHandleHandsBackItsActionOnce() {
     var state = TimelineState<Int, Int>(now: 0) { $0 + $1 }
-    let handle = TimelineState<Int, Int>.Handle(timeline: nil, interval: nil) {}
+    let handle = TimelineState<Int, Int>.Handle(
+      timeline: nil, interval: 0, repeats: false, start: 3
+    ) {}
     _ = state.schedule(handle, after: 3, sequence: state.takeSequence())
     #expect(state.pendingCount == 1)
     #expect(state.cancel(handle) != nil)
@@ -112,11 +116,13 @@ final class StateTimeline<Date: ModelDate> {
   func schedule(_ id: Int, offset: Int, interval: Int?, script: [SubOp]) {
     let repeats = interval.map { $0 > 0 } ?? false
     if interval != nil, !repeats { outcome.issues += 1 }
+    let date = Date(state.now.value + offset)
     let handle = State.Handle(
-      timeline: nil, interval: repeats ? interval : nil, action: action(id, script))
+      timeline: nil, interval: interval ?? 0, repeats: repeats, start: date,
+      action: action(id, script))
     handles[id] = handle
     let sequence = state.takeSequence()
-    count(state.schedule(handle, after: Date(state.now.value + offset), sequence: sequence))
+    count(state.schedule(handle, after: date, sequence: sequence))
   }
 
   func cancel(_ id: Int) {

@@ -25,6 +25,26 @@ import Testing
     _ = subscription
   }
 
+  @Test func subscribersGetEachTickInTheOrderTheySubscribedUntilTheyCancel() {
+    let scheduler = DispatchQueue.test
+    let timer = Publishers.Timer(every: 1, scheduler: scheduler)
+    let log = Log<String>()
+    let first = timer.sink { _ in log.append("first") }
+    let second = timer.sink { _ in log.append("second") }
+    let third = timer.sink { _ in log.append("third") }
+    let connection = timer.connect()
+    scheduler.advance(by: 2)
+    #expect(log.values == ["first", "second", "third", "first", "second", "third"])
+    second.cancel()
+    scheduler.advance(by: 1)
+    #expect(log.values.suffix(2) == ["first", "third"])
+    first.cancel()
+    third.cancel()
+    scheduler.advance(by: 1)
+    #expect(log.values.count == 8)
+    connection.cancel()
+  }
+
   @Test func aSubscriberWithoutDemandMissesTicks() {
     let scheduler = DispatchQueue.test
     let timer = Publishers.Timer(every: 1, scheduler: scheduler)

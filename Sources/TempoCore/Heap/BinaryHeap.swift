@@ -23,6 +23,13 @@ package struct BinaryHeap<Element: Comparable> {
   @discardableResult
   package mutating func popMin() -> Element? {
     guard !storage.isEmpty else { return nil }
+    return removeMin()
+  }
+
+  /// Removes and returns the smallest element; the heap must not be empty.
+  /// - Complexity: O(log n)
+  package mutating func removeMin() -> Element {
+    precondition(!storage.isEmpty, "removeMin() on an empty heap")
     if storage.count == 1 { return storage.removeLast() }
     storage.withUnsafeMutableBufferPointer { $0.swapAt(0, $0.count - 1) }
     let min = storage.removeLast()

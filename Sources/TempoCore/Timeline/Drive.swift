@@ -45,6 +45,9 @@ struct RunMeter {
   private let maxSteps: Int
   private let initial: Int
   private let timeLimit: Duration?
+  /// The steps below which a step needs no other check: below both the budget and the step at
+  /// which the real-time guard starts.
+  private let plainSteps: Int
   private var deadline: ContinuousClock.Instant?
   /// The actions allowed so far.
   private(set) var steps = 0
@@ -68,10 +71,23 @@ struct RunMeter {
       maxSteps = .max
       timeLimit = nil
     }
+    plainSteps = timeLimit == nil ? maxSteps : min(maxSteps, initial)
   }
 
   /// Whether the drive may take one more action; counts it if so.
+  @inline(__always)
   mutating func allowsStep() -> Bool {
+    // The common step, inlined into the drive's loop: within the budget, before the clock.
+    if steps < plainSteps {
+      steps += 1
+      return true
+    }
+    return allowsCheckedStep()
+  }
+
+  /// ``allowsStep()`` at or past ``plainSteps``: checks the budget and the real-time guard.
+  @inline(never)
+  private mutating func allowsCheckedStep() -> Bool {
     guard steps < maxSteps else {
       isSpent = true
       return false
@@ -113,8 +129,10 @@ package protocol TimelineDriving: AnyObject {
   var scope: ImplicitScope { get }
   /// How many actions are waiting.
   var pendingCount: Int { get }
-  /// The bound of a drive through `target` (through everything if nil).
-  func dueBound(through target: Target?) -> Bound
+  /// The bound of a drive through `target`.
+  func dueBound(through target: Target) -> Bound
+  /// The bound of a drive through everything pending.
+  var everythingDue: Bound { get }
   /// Takes the next action due by `bound`, moving `now` to its date. The caller runs it.
   func takeNext(dueBy bound: Bound, at location: SourceLocation) -> (() -> Void)?
   /// Ends an advance: `now` becomes `target` unless it is already later.
@@ -125,39 +143,73 @@ package protocol TimelineDriving: AnyObject {
 }
 
 extension TimelineDriving {
+  // A drive to a target and a drive through everything are separate entry points, so that an
+  // advance never wraps its target in an optional: unspecialized code looks up the metadata of
+  // an optional of a generic type (a few hundred instructions) whenever it makes one.
+
+  /// Runs the actions due by `target` in order, within `budget` if one is given, then moves
+  /// `now` to `target`; reports the work left over if the budget runs out.
+  package func drive(
+    to target: Target, budget: RunBudget? = nil, at location: SourceLocation
+  ) {
+    let meter = run(dueBy: dueBound(through: target), budget: budget, at: location)
+    finishAdvance(at: target)
+    if meter.isSpent { reportRunaway(meter, at: location) }
+  }
+
   /// Runs the actions due by `target` in order (all pending actions if `target` is nil), within
   /// `budget` if one is given, then moves `now` to `target`; reports the work left over if the
   /// budget runs out.
   package func drive(
     through target: Target?, budget: RunBudget? = nil, at location: SourceLocation
   ) {
-    let bound = dueBound(through: target)
-    var meter = RunMeter(budget: budget, pending: budget == nil ? 0 : pendingCount)
-    _ = Settling.run(budget: .max) {
-      meter.allowsStep() ? takeNext(dueBy: bound, at: location) : nil
-    }
-    finishDriving(through: target, meter: meter, at: location)
+    if let target { return drive(to: target, budget: budget, at: location) }
+    let meter = run(dueBy: everythingDue, budget: budget, at: location)
+    if meter.isSpent { reportRunaway(meter, at: location) }
   }
 
-  /// ``drive(through:budget:at:)`` for async code: after each action, and before the first, it
-  /// lets the work that the action released go quiet, waiting for the sleepers it woke (see
+  /// ``drive(to:budget:at:)`` for async code: after each action, and before the first, it lets
+  /// the work that the action released go quiet, waiting for the sleepers it woke (see
   /// ``Settling``).
+  package func drive(
+    to target: Target, budget: RunBudget? = nil, at location: SourceLocation
+  ) async {
+    let meter = await run(dueBy: dueBound(through: target), budget: budget, at: location)
+    finishAdvance(at: target)
+    if meter.isSpent { reportRunaway(meter, at: location) }
+    await Settling.rejoin(scope: scope)
+  }
+
+  /// ``drive(through:budget:at:)`` for async code, settling after each action (see
+  /// ``drive(to:budget:at:)``).
   package func drive(
     through target: Target?, budget: RunBudget? = nil, at location: SourceLocation
   ) async {
-    let bound = dueBound(through: target)
+    if let target { return await drive(to: target, budget: budget, at: location) }
+    let meter = await run(dueBy: everythingDue, budget: budget, at: location)
+    if meter.isSpent { reportRunaway(meter, at: location) }
+    await Settling.rejoin(scope: scope)
+  }
+
+  /// The loop of a drive: takes and runs the actions due by `bound`, within `budget`.
+  private func run(dueBy bound: Bound, budget: RunBudget?, at location: SourceLocation) -> RunMeter
+  {
+    var meter = RunMeter(budget: budget, pending: budget == nil ? 0 : pendingCount)
+    // The loop written out rather than a helper that takes a closure: a closure call per step
+    // costs more than the step's check.
+    while meter.allowsStep(), let action = takeNext(dueBy: bound, at: location) { action() }
+    return meter
+  }
+
+  /// The async loop of a drive, settling before the first action and after each.
+  private func run(
+    dueBy bound: Bound, budget: RunBudget?, at location: SourceLocation
+  ) async -> RunMeter {
     var meter = RunMeter(budget: budget, pending: budget == nil ? 0 : pendingCount)
     _ = await Settling.run(budget: .max, wakeUps: wakeUps, scope: scope, at: location) {
       meter.allowsStep() ? takeNext(dueBy: bound, at: location) : nil
     }
-    finishDriving(through: target, meter: meter, at: location)
-    await Settling.rejoin(scope: scope)
-  }
-
-  private func finishDriving(through target: Target?, meter: RunMeter, at location: SourceLocation)
-  {
-    if let target { finishAdvance(at: target) }
-    if meter.isSpent { reportRunaway(meter, at: location) }
+    return meter
   }
 
   /// Reports the work still pending after a `run` spent its budget.

@@ -65,19 +65,10 @@ package enum Settling {
 }
 
 extension Settling {
-  /// The loop of every drive, sync: runs the actions `takeNext` gives, at most `budget` of them,
-  /// and answers how much of the budget is left.
-  package static func run(budget: Int, _ takeNext: () -> (() -> Void)?) -> Int {
-    var remaining = budget
-    while remaining > 0, let action = takeNext() {
-      action()
-      remaining -= 1
-    }
-    return remaining
-  }
-
-  /// The loop of every drive, async: like ``run(budget:_:)``, and lets the work go quiet (see
-  /// ``settle(_:scope:at:)``) before the first action and after each.
+  /// The loop of every async drive: runs the actions `takeNext` gives, at most `budget` of them,
+  /// answers how much of the budget is left, and lets the work go quiet (see
+  /// ``settle(_:scope:at:)``) before the first action and after each. (The synchronous loop is
+  /// written out in the drive itself; see `Drive.swift`.)
   package static func run(
     budget: Int, wakeUps: WakeUps? = nil, scope: ImplicitScope? = nil,
     at location: SourceLocation,
@@ -127,12 +118,18 @@ extension Settling {
 /// count to reach zero before its probe rounds, so a woken task that the system was slow to
 /// schedule is not left behind. (A test executor needs no count: it sees the woken task.)
 package final class WakeUps: @unchecked Sendable {
-  // Invariant: `lock` guards `count`.
-  private let lock = Lock()
+  // Invariant: `lock` guards `count` and `outstandingSeen`, and is held only inside these
+  // methods, which call nothing out. A lone timeline lends its own lock (saving two allocations
+  // per timeline): no method here is ever called with the timeline's lock held, nor does the
+  // timeline call out while holding it.
+  private let lock: Lock
   private var count = 0
   private var outstandingSeen = 0
 
-  package init() {}
+  /// Counts wake-ups under `lock`: a new one, or the lock of the timeline that owns the count.
+  package init(lock: Lock = Lock()) {
+    self.lock = lock
+  }
 
   /// How many times a settle found a woken sleeper that had not run again yet, and so waited
   /// for it. Tests read it to see that a drive waits for the wake-ups it made.

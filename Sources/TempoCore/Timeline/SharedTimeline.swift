@@ -176,7 +176,8 @@ package final class SharedTimeline: @unchecked Sendable {
 extension SharedTimeline: TimelineDriving {
   package var driveName: String { "TestTimeline" }
 
-  package func dueBound(through target: Duration?) -> Duration? { target }
+  package func dueBound(through target: Duration) -> Duration? { target }
+  package var everythingDue: Duration? { nil }
 
   package func takeNext(dueBy bound: Duration?, at location: SourceLocation) -> Action? {
     takeNext(through: bound, at: location)

@@ -4,7 +4,11 @@ extension Timeline {
   /// The instant an `advance(by:)` of `stride` moves to; reports a negative or invalid stride
   /// and answers `now` for it.
   package func target(advancingBy stride: Interval, at location: SourceLocation) -> Time {
-    let (target, problem) = lock.withLock { state.target(advancingBy: stride) }
+    lock.lock()
+    var target = state.now
+    let problem = timelineTarget(
+      from: target, advancingBy: stride, advancedBy: state.advancedBy, into: &target)
+    lock.unlock()
     switch problem {
     case nil: break
     case .unrepresentableTarget:
@@ -33,20 +37,25 @@ extension Timeline {
   /// on every member of the shared timeline it belongs to.
   package func advance(by stride: Interval, at location: SourceLocation) {
     let target = target(advancingBy: stride, at: location)
-    if let sharing {
-      sharing.group.drive(through: sharedTarget(target, by: stride), at: location)
-    } else {
-      drive(through: target, at: location)
-    }
+    if sharing != nil { return advanceShared(to: target, by: stride, at: location) }
+    drive(to: target, at: location)
+  }
+
+  /// The shared branch of ``advance(by:at:)``, in a function of its own: unspecialized code
+  /// looks up the metadata of every type a function uses when it is entered, and this branch
+  /// uses an optional of `Interval`, which a lone timeline's advance should not pay for.
+  @inline(never)
+  private func advanceShared(to target: Time, by stride: Interval, at location: SourceLocation) {
+    sharing?.group.drive(to: sharedTarget(target, by: stride), at: location)
   }
 
   /// Advances to `instant` (validated), running the work due on the way.
   package func advance(to instant: Time, at location: SourceLocation) {
     let target = target(advancingTo: instant, at: location)
     if let sharing {
-      sharing.group.drive(through: sharedTarget(target, by: nil), at: location)
+      sharing.group.drive(to: sharedTarget(target, by: nil), at: location)
     } else {
-      drive(through: target, at: location)
+      drive(to: target, at: location)
     }
   }
 
@@ -64,9 +73,9 @@ extension Timeline {
   package func advance(by stride: Interval, at location: SourceLocation) async {
     let target = target(advancingBy: stride, at: location)
     if let sharing {
-      await sharing.group.drive(through: sharedTarget(target, by: stride), at: location)
+      await sharing.group.drive(to: sharedTarget(target, by: stride), at: location)
     } else {
-      await drive(through: target, at: location)
+      await drive(to: target, at: location)
     }
   }
 
@@ -74,9 +83,9 @@ extension Timeline {
   package func advance(to instant: Time, at location: SourceLocation) async {
     let target = target(advancingTo: instant, at: location)
     if let sharing {
-      await sharing.group.drive(through: sharedTarget(target, by: nil), at: location)
+      await sharing.group.drive(to: sharedTarget(target, by: nil), at: location)
     } else {
-      await drive(through: target, at: location)
+      await drive(to: target, at: location)
     }
   }
 

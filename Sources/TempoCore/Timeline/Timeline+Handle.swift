@@ -4,46 +4,59 @@ extension Timeline {
   /// A pending action that can be cancelled.
   package final class Handle: TimelineHandle, @unchecked Sendable {
     // Invariant: `interval` and `timeline` are immutable after init; `start`, `rearmed`,
-    // `stoppedAfter` and the inherited `action` are guarded by the timeline's lock.
-    let interval: Interval?
+    // `stopDate` and the inherited `action` and `hasStopped` are guarded by the timeline's lock.
+    //
+    // No field is an optional of `Time` or `Interval`: unspecialized code looks up the metadata
+    // of such an optional (a few hundred instructions) whenever it copies or destroys one, so
+    // the handle keeps plain values and flags instead. Every access is under the timeline's
+    // lock, so the runtime's exclusivity checks are left out (`@exclusivity(unchecked)`).
+    /// The interval between repeats; meaningless when the handle does not repeat.
+    let interval: Interval
     private weak var timeline: Timeline?
     /// The date of the first run; the k-th repeat is due at `start + k × interval`.
-    var start: Time?
+    @exclusivity(unchecked) var start: Time
     /// How many times the action has been re-armed.
-    var rearmed = 0
-    /// The date after which the interval could not move the date any more, if it stopped.
-    var stoppedAfter: Time?
+    @exclusivity(unchecked) var rearmed = 0
+    /// The date after which the interval could not move the date any more, once it stopped.
+    @exclusivity(unchecked) private var stopDate: Time
 
-    /// A handle of `timeline` (of no timeline, for driving a ``TimelineState`` alone).
-    init(timeline: Timeline?, interval: Interval?, action: @escaping Action) {
+    /// A handle of `timeline` (of no timeline, for driving a ``TimelineState`` alone) that runs
+    /// `action` first at `start`, then every `interval` if `repeats`.
+    init(
+      timeline: Timeline?, interval: Interval, repeats: Bool, start: Time,
+      action: @escaping Action
+    ) {
       self.timeline = timeline
       self.interval = interval
-      super.init(repeats: interval != nil, action: action)
+      self.start = start
+      self.stopDate = start
+      super.init(repeats: repeats, action: action)
     }
+
+    /// The date after which the interval could not move the date any more, if it stopped.
+    var stoppedAfter: Time? { hasStopped ? stopDate : nil }
 
     /// Counts a repeat due at `date` and writes the date of the next one to `next`: on the grid
     /// (`start + k × interval`) when the interval can be multiplied exactly, as adding it to the
     /// previous date again and again would add the date type's rounding at every repeat. If the
     /// interval cannot move `date`, clears the action, remembers `date` in ``stoppedAfter`` and
-    /// answers false. Call with the timeline's lock held.
-    ///
-    /// A method of this class, not inlined, so that unspecialized code looks up the metadata of
-    /// the optional dates it reads only when an action repeats.
+    /// answers false. Call with the timeline's lock held, only for a handle that repeats.
     @inline(never)
     func next(
       after date: Time, into next: inout Time, advancedBy: (Time, Interval) -> Time,
-      multiply: ((Interval, Int) -> Interval?)?
+      grid: (any TimelineGridStride.Type)?
     ) -> Bool {
-      guard let interval else { return true }
       rearmed += 1
-      if let start, let multiply, let span = multiply(interval, rearmed) {
+      var span = interval
+      if let grid, gridMultiply(interval, by: rearmed, as: grid, into: &span) {
         next = advancedBy(start, span)
       } else {
         next = advancedBy(date, interval)
       }
       guard date < next else {
         action = nil
-        stoppedAfter = date
+        stopDate = date
+        hasStopped = true
         return false
       }
       return true

@@ -28,10 +28,15 @@ extension Timeline {
 extension Timeline: TimelineDriving {
   package var driveName: String { name }
 
-  package func dueBound(through target: Time?) -> DueBound {
+  package var everythingDue: DueBound { .everything }
+
+  package func dueBound(through target: Time) -> DueBound {
     // The pending work is never replaced, and making a bound reads none of its state; the lock
     // only keeps the read of `state` from racing with a writer.
-    lock.withLock { state.pending }.bound(through: target)
+    lock.lock()
+    let pending = state.pending
+    lock.unlock()
+    return pending.bound(through: target)
   }
 
   package func pendingDescription(first: Int) -> (dates: [String], count: Int, now: String) {

@@ -23,10 +23,10 @@ package import TempoExecutor
 /// This class is the storage: it owns the lock and a ``TimelineState``, the pure state machine
 /// that keeps these rules; it runs each event of the state under the lock, then, after
 /// unlocking, reports the problem the event answered (in the words of ``TimelineMessage``),
-/// releases what it removed, and hands back the action to run. Advancing is in
-/// `Timeline+Advancing.swift`, cancelling in `Timeline+Handle.swift`, sharing and diagnostics in
-/// `Timeline+Sharing.swift`; the drive loop, budget and runaway report, shared with
-/// ``SharedTimeline``, in `Drive.swift`.
+/// releases what it removed, and hands back the action to run. Scheduling is in
+/// `Timeline+Scheduling.swift`, advancing in `Timeline+Advancing.swift`, cancelling in
+/// `Timeline+Handle.swift`, sharing and diagnostics in `Timeline+Sharing.swift`; the drive loop,
+/// budget and runaway report, shared with ``SharedTimeline``, in `Drive.swift`.
 ///
 /// `Time` is the front's own time type and `Interval` its stride; `advancedBy` is how the front's
 /// time moves, so no conversion ever rounds a date. The pending work is kept by ``PendingWork``:
@@ -58,10 +58,22 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// timeline's members all count in the group's.
   package let wakeUps: WakeUps
 
-  struct Sharing {
+  /// How a member of a shared timeline reaches its group and converts its dates. A class, so
+  /// that the optional `sharing` is a plain reference: unspecialized code looks up the metadata
+  /// of an optional of a generic struct (a few hundred instructions) at every use.
+  final class Sharing {
     let group: SharedTimeline
     let toShared: (Time) -> Duration
     let fromShared: (Duration) -> Time
+
+    init(
+      group: SharedTimeline, toShared: @escaping (Time) -> Duration,
+      fromShared: @escaping (Duration) -> Time
+    ) {
+      self.group = group
+      self.toShared = toShared
+      self.fromShared = fromShared
+    }
   }
 
   /// Creates a timeline starting at `now`.
@@ -80,8 +92,10 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     self.name = name
     self.describe = describe ?? { readable($0) }
     self.sharing = nil
-    self.scope = ImplicitScope(name: name)
-    self.wakeUps = WakeUps()
+    // The scope and the wake-up count borrow the timeline's lock: neither is ever called with
+    // it held, and each saves the two allocations of a lock of its own.
+    self.scope = ImplicitScope(name: name, lock: lock)
+    self.wakeUps = WakeUps(lock: lock)
   }
 
   /// Creates a timeline that shares its time with the other members of `group`: it starts at
@@ -129,59 +143,14 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// The date of the next action that will run, if any. - Complexity: amortized O(1)
   package var nextDate: Time? { lock.withLock { state.next()?.date } }
 
-  // MARK: - Scheduling
-
-  /// Schedules `action` to run once at `date` (or at `now`, if `date` is in the past).
-  /// - Complexity: O(log n)
-  package func schedule(after date: Time, at location: SourceLocation, _ action: @escaping Action) {
-    let (problem, released) = lock.withLock {
-      () -> (TimelineState<Time, Interval>.DateProblem?, AnyObject?) in
-      let problem = state.insert(.once(action), after: date, sequence: takeSequence()).problem
-      return (problem, updateHold())
-    }
-    withExtendedLifetime(released) {}
-    if let problem { report(problem, date: date, at: location) }
-  }
-
-  /// Schedules `action` to run at `date` and then, if `interval` is given, every `interval`
-  /// after that, until the returned handle is cancelled.
-  /// - Complexity: O(log n)
-  package func schedule(
-    after date: Time,
-    interval: Interval?,
-    at location: SourceLocation,
-    _ action: @escaping Action
-  ) -> Handle {
-    let repeats = interval.map { $0 > .zero } ?? false
-    let handle = Handle(timeline: self, interval: repeats ? interval : nil, action: action)
-    let (problem, released) = lock.withLock {
-      () -> (TimelineState<Time, Interval>.DateProblem?, AnyObject?) in
-      (state.schedule(handle, after: date, sequence: takeSequence()), updateHold())
-    }
-    withExtendedLifetime(released) {}
-    if let problem { report(problem, date: date, at: location) }
-    if let interval, !repeats {
-      location.report(TimelineMessage.nonPositiveInterval(name, interval))
-    }
-    return handle
-  }
-
-  private func report(
-    _ problem: TimelineState<Time, Interval>.DateProblem, date: Time, at location: SourceLocation
-  ) {
-    switch problem {
-    case .invalid: location.report(TimelineMessage.invalidDate(name))
-    case .unrepresentable: location.report(TimelineMessage.unrepresentableDate(name, date))
-    }
-  }
-
   // MARK: - Taking work
 
   /// Takes the next action due at or before `target` (any pending action if `target` is nil),
   /// sets `now` to its date and re-arms it if it repeats. The caller runs the action.
   /// - Complexity: O(log n)
   package func takeNext(through target: Time?, at location: SourceLocation) -> Action? {
-    takeNext(dueBy: dueBound(through: target), at: location)
+    guard let target else { return takeNext(dueBy: .everything, at: location) }
+    return takeNext(dueBy: dueBound(through: target), at: location)
   }
 
   /// ``takeNext(through:at:)`` with the bound made once for a whole drive.
@@ -201,9 +170,8 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
 
   /// Reports a repeating action whose interval became too small to move its date.
   private func reportStopped(_ handle: Handle, at location: SourceLocation) {
-    let (interval, date) = lock.withLock { (handle.interval, handle.stoppedAfter) }
-    guard let interval, let date else { return }
-    location.report(TimelineMessage.intervalTooSmall(name, interval, after: date))
+    guard let date = lock.withLock({ handle.stoppedAfter }) else { return }
+    location.report(TimelineMessage.intervalTooSmall(name, handle.interval, after: date))
   }
 
   /// The date of the `count`-th repeat of an action first due at `start` and repeating every
@@ -215,14 +183,18 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
 
   /// Ends an advance: `now` becomes `target` unless it is already later.
   package func finishAdvance(at target: Time) {
-    lock.withLock { state.finish(at: target) }
+    // `lock()` and `unlock()` rather than `withLock`: a closure over generic state costs the
+    // state's metadata at every call in unspecialized code.
+    lock.lock()
+    state.finish(at: target)
+    lock.unlock()
   }
 
   // MARK: - With the lock held
 
   /// The next sequence number: this timeline's own, or its group's when it shares its time.
   /// Call with the lock held.
-  private func takeSequence() -> UInt64 {
+  func takeSequence() -> UInt64 {
     if let sharing { return sharing.group.takeSequence() }
     return state.takeSequence()
   }

@@ -36,14 +36,28 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   private(set) var sharedNow: Duration = .zero
   /// How the owner's time moves.
   let advancedBy: (Time, Interval) -> Time
-  /// `interval × k`, when `Interval` is a ``TimelineGridStride``.
-  private let multiply: ((Interval, Int) -> Interval?)?
+  /// `interval × k`, when `Interval` is a ``TimelineGridStride``; looked up when the first
+  /// repeating handle is scheduled (see ``gridOfRepeats()``).
+  private var grid: (any TimelineGridStride.Type)?
+  private var hasLookedUpGrid = false
 
   init(now: Time, sharedNow: Duration = .zero, advancedBy: @escaping (Time, Interval) -> Time) {
     self.pending = PendingWork<Time>.make(now: now)
     self.sharedNow = sharedNow
     self.advancedBy = advancedBy
-    self.multiply = gridMultiplier(for: Interval.self)
+  }
+
+  /// How repeats are multiplied (see ``TimelineGridStride``). Looked up on first use rather than
+  /// when the state is made: the first lookup of a conformance in a process scans the runtime's
+  /// conformance records, a few hundred thousand instructions that a timeline with no repeating
+  /// work should not pay.
+  @inline(__always)
+  mutating func gridOfRepeats() -> (any TimelineGridStride.Type)? {
+    if !hasLookedUpGrid {
+      grid = gridStride(for: Interval.self)
+      hasLookedUpGrid = true
+    }
+    return grid
   }
 
   /// The current virtual time.
@@ -85,6 +99,7 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   mutating func schedule(_ handle: Handle, after date: Time, sequence: UInt64) -> DateProblem? {
     let (problem, due) = insert(.handle(handle), after: date, sequence: sequence)
     handle.start = due
+    if handle.repeats { _ = gridOfRepeats() }
     if problem == .unrepresentable { handle.action = nil }
     return problem
   }
@@ -152,7 +167,8 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   @inline(__always)
   private mutating func rearm(_ handle: Handle, from date: Time, sequence: UInt64) -> Bool {
     var next = date
-    guard handle.next(after: date, into: &next, advancedBy: advancedBy, multiply: multiply) else {
+    // `grid` was looked up when the repeating handle was scheduled.
+    guard handle.next(after: date, into: &next, advancedBy: advancedBy, grid: grid) else {
       return false
     }
     pending.insert(.handle(handle), at: next, sequence: sequence)
@@ -160,8 +176,10 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   }
 
   @inline(__always)
-  func dateOfRepeat(_ count: Int, from start: Time, every interval: Interval) -> Time? {
-    guard let multiply, let span = multiply(interval, count) else { return nil }
+  mutating func dateOfRepeat(_ count: Int, from start: Time, every interval: Interval) -> Time? {
+    var span = interval
+    guard let grid = gridOfRepeats(), gridMultiply(interval, by: count, as: grid, into: &span)
+    else { return nil }
     return advancedBy(start, span)
   }
 
@@ -176,26 +194,6 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   mutating func catchUp(to date: Time, shared: Duration) {
     if now < date { pending.now = date }
     if sharedNow < shared { sharedNow = shared }
-  }
-
-  /// The instant an advance by `stride` moves to, or `now` and the reason it cannot move.
-  @inline(__always)
-  func target(advancingBy stride: Interval) -> (target: Time, problem: TargetProblem?) {
-    // `>=` alone lets NaN through for strides that derive it from `<`.
-    guard stride == stride, stride >= .zero else { return (now, .negativeStride) }
-    let target = advancedBy(now, stride)
-    guard target == target, !(target < now), !(now == target && stride > .zero) else {
-      return (now, .unrepresentableTarget)
-    }
-    return (target, nil)
-  }
-
-  /// The instant an advance to `instant` moves to, or `now` and the reason it cannot move.
-  @inline(__always)
-  func target(advancingTo instant: Time) -> (target: Time, problem: TargetProblem?) {
-    guard instant == instant else { return (now, .invalidInstant) }
-    guard instant >= now else { return (now, .instantInPast) }
-    return (instant, nil)
   }
 
   // MARK: - Looking ahead
@@ -234,8 +232,8 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   /// storage is going away, and handles kept by their cancellables must hold on to nothing.
   func releaseAll() -> [Action] {
     var released: [Action] = []
-    for case .handle(let handle) in pending.jobs {
-      if let action = handle.action {
+    pending.forEachJob { job in
+      if case .handle(let handle) = job, let action = handle.action {
         handle.action = nil
         released.append(action)
       }

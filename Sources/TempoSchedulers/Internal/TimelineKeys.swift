@@ -37,20 +37,23 @@ extension OperationQueue.SchedulerTimeType: TimelineKeyed {
 // is due at `start + k × interval` (see `TimelineGridStride`).
 
 extension DispatchQueue.SchedulerTimeType.Stride: TimelineGridStride {
-  package func timelineMultiplied(by count: Int) -> Self? {
+  package func timelineMultiplied(by count: Int, into product: inout Self) -> Bool {
     let (nanoseconds, overflow) = magnitude.multipliedReportingOverflow(by: count)
-    return overflow ? nil : .nanoseconds(nanoseconds)
+    if !overflow { product = .nanoseconds(nanoseconds) }
+    return !overflow
   }
 }
 
 extension RunLoop.SchedulerTimeType.Stride: TimelineGridStride {
-  package func timelineMultiplied(by count: Int) -> Self? {
-    Self(magnitude * Double(count))
+  package func timelineMultiplied(by count: Int, into product: inout Self) -> Bool {
+    product = Self(magnitude * Double(count))
+    return true
   }
 }
 
 extension OperationQueue.SchedulerTimeType.Stride: TimelineGridStride {
-  package func timelineMultiplied(by count: Int) -> Self? {
-    Self(magnitude * Double(count))
+  package func timelineMultiplied(by count: Int, into product: inout Self) -> Bool {
+    product = Self(magnitude * Double(count))
+    return true
   }
 }

@@ -1,0 +1,30 @@
+/// Something a timeline runs: a one-shot closure, or a handle that can be cancelled and may
+/// repeat.
+enum TimelineJob {
+  case once(() -> Void)
+  case handle(TimelineHandle)
+
+  /// Whether this job's entry only waits to be dropped.
+  var isCancelled: Bool {
+    if case .handle(let handle) = self { return handle.action == nil }
+    return false
+  }
+}
+
+/// The part of a timeline's handle that its pending work needs: the action, and whether it
+/// repeats. ``Timeline/Handle`` adds the interval and the way back to its timeline.
+package class TimelineHandle: @unchecked Sendable {
+  // Invariant: `action` is read and written only under the owning timeline's lock. It is
+  // non-nil exactly while an entry for this handle is pending and still due to run.
+  // Unchecked exclusivity: every access is under that lock.
+  @exclusivity(unchecked) final var action: (() -> Void)?
+  final let repeats: Bool
+  /// Whether a repeating handle stopped because its interval could not move its date any more.
+  /// Guarded like `action`.
+  @exclusivity(unchecked) final var hasStopped = false
+
+  init(repeats: Bool, action: @escaping () -> Void) {
+    self.repeats = repeats
+    self.action = action
+  }
+}

@@ -1,0 +1,73 @@
+// How a timeline takes new work: one-shot actions, and handles that can be cancelled and may
+// repeat.
+
+extension Timeline {
+  /// Schedules `action` to run once at `date` (or at `now`, if `date` is in the past).
+  /// - Complexity: O(log n)
+  package func schedule(after date: Time, at location: SourceLocation, _ action: @escaping Action) {
+    let (problem, released) = lock.withLock {
+      () -> (TimelineState<Time, Interval>.DateProblem?, AnyObject?) in
+      let problem = state.insert(.once(action), after: date, sequence: takeSequence()).problem
+      return (problem, updateHold())
+    }
+    withExtendedLifetime(released) {}
+    if let problem { report(problem, date: date, at: location) }
+  }
+
+  /// Schedules `action` to run at `date` and then, if `interval` is given, every `interval`
+  /// after that, until the returned handle is cancelled.
+  /// - Complexity: O(log n)
+  package func schedule(
+    after date: Time,
+    interval: Interval?,
+    at location: SourceLocation,
+    _ action: @escaping Action
+  ) -> Handle {
+    if let interval { return schedule(after: date, every: interval, at: location, action) }
+    return schedule(after: date, interval: .zero, repeats: false, at: location, action)
+  }
+
+  /// Schedules `action` to run at `date` and then every `interval` after that, until the
+  /// returned handle is cancelled; an interval that is not positive is reported, and the
+  /// action runs once. - Complexity: O(log n)
+  package func schedule(
+    after date: Time,
+    every interval: Interval,
+    at location: SourceLocation,
+    _ action: @escaping Action
+  ) -> Handle {
+    let repeats = interval > .zero
+    let handle = schedule(after: date, interval: interval, repeats: repeats, at: location, action)
+    if !repeats {
+      location.report(TimelineMessage.nonPositiveInterval(name, interval))
+    }
+    return handle
+  }
+
+  private func schedule(
+    after date: Time,
+    interval: Interval,
+    repeats: Bool,
+    at location: SourceLocation,
+    _ action: @escaping Action
+  ) -> Handle {
+    let handle = Handle(
+      timeline: self, interval: interval, repeats: repeats, start: date, action: action)
+    let (problem, released) = lock.withLock {
+      () -> (TimelineState<Time, Interval>.DateProblem?, AnyObject?) in
+      (state.schedule(handle, after: date, sequence: takeSequence()), updateHold())
+    }
+    withExtendedLifetime(released) {}
+    if let problem { report(problem, date: date, at: location) }
+    return handle
+  }
+
+  private func report(
+    _ problem: TimelineState<Time, Interval>.DateProblem, date: Time, at location: SourceLocation
+  ) {
+    switch problem {
+    case .invalid: location.report(TimelineMessage.invalidDate(name))
+    case .unrepresentable: location.report(TimelineMessage.unrepresentableDate(name, date))
+    }
+  }
+}
