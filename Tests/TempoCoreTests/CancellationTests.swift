@@ -1,3 +1,4 @@
+import TempoSupport
 import TempoTestHelpers
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 @Suite struct CancellationTests {
   typealias State = TimelineState<Int, Int>
 
-  let here = TempoCore.SourceLocation(
+  let here = TempoSupport.SourceLocation(
     fileID: #fileID, filePath: #filePath, line: #line, column: #column)
 
   /// A state, and a handle for each of `dates` scheduled in order, each logging its index.

@@ -1,6 +1,8 @@
 // How a timeline takes new work: one-shot actions, and handles that can be cancelled and may
 // repeat.
 
+@_spi(TempoInternals) package import TempoSupport
+
 extension Timeline {
   /// Schedules `action` to run once at `date` (or at `now`, if `date` is in the past).
   /// - Complexity: O(log n)
