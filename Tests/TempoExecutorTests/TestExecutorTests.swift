@@ -168,6 +168,33 @@ func clockMadeOutsideATask() async -> TestClock<Duration> {
     #expect(executor !== other)
   }
 
+  /// A test's task that waits for its work to go quiet is resumed by a plain GCD block on the
+  /// main queue when the test's last main-actor job finishes. It goes back to where a waiting
+  /// task's jobs go, never to another test's executor that asks for such blocks: taken there,
+  /// it and everything it starts would be that test's work, unseen by its own advances.
+  @Test func aWaitingTaskResumedByAMainQueueBlockStaysOutOfOtherTests() async {
+    // Another test's executor, opened before this test's task, that takes work started by
+    // main-queue blocks.
+    let other = await Task.detached { TestExecutor(includingMainQueueBlocks: true) }.value
+    defer { other.close() }
+    let location = TempoSupport.SourceLocation(
+      fileID: #fileID, filePath: #filePath, line: #line, column: #column)
+    let (own, landed) = await Task { () -> (TestExecutor, TestExecutor?) in
+      let own = TestExecutor()
+      defer { own.close() }
+      // Waiting for quiet, as an advance does, until it rejoins.
+      await own.settle(at: location)
+      await withCheckedContinuation { continuation in
+        DispatchQueue.main.async { continuation.resume() }
+      }
+      let landed = TestExecutor.ofCurrentTask
+      await own.rejoin()
+      return (own, landed)
+    }.value
+    #expect(landed !== other, "the waiting task went to the other test's executor")
+    #expect(landed === own)
+  }
+
   /// A task started after the executor opened is the test's, whoever wakes it.
   @Test func aNewerTaskWokenByATaskOfTheTestIsInside() async {
     let clock = TestClock()
