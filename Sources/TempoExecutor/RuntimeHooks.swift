@@ -160,6 +160,13 @@ enum RuntimeHooks {
   /// only if they admit the job's task (``TestExecutor/admits(task:)``): a task older than the
   /// executor that it has never met is not its work because one of its tasks woke it. (An
   /// executor may have closed meanwhile; it refuses the job then, and the next is asked.)
+  ///
+  /// The tests that asked for main-queue blocks are asked only about a task that no open
+  /// executor has met. A task that one has met is that test's: if its executor refuses the job
+  /// (the task is waiting for the test's work to go quiet, resumed from the main queue when the
+  /// test's last main-actor job finished), the job goes where it was going. Taken by another
+  /// test, the task and all the work it starts would be that test's, and its own test's advance
+  /// would not wait for them.
   static func firstCandidate(
     forJob job: UnsafeRawPointer?, _ takes: (TestExecutor) -> Bool
   ) -> TestExecutor? {
@@ -181,13 +188,16 @@ enum RuntimeHooks {
     if let byCurrent, byCurrent !== running, admits(byCurrent), takes(byCurrent) {
       return byCurrent
     }
-    if let byJob, byJob !== byCurrent, byJob !== running, takes(byJob) { return byJob }
+    if let byJob {
+      // A known task is its test's, and no one else's: refused there (it is waiting for its
+      // work to go quiet), it goes where it was going.
+      if byJob !== byCurrent, byJob !== running, takes(byJob) { return byJob }
+      return nil
+    }
     if running == nil, scoped == nil, current == nil, isOnMainQueue {
       let open = lock.withLock { Array(state.open.values) }
       for executor in open
-      where executor !== byJob && executor.includesMainQueueBlocks && admits(executor)
-        && takes(executor)
-      {
+      where executor.includesMainQueueBlocks && admits(executor) && takes(executor) {
         return executor
       }
     }

@@ -147,27 +147,6 @@ func clockMadeOutsideATask() async -> TestClock<Duration> {
     withExtendedLifetime(clock) {}
   }
 
-  /// A task of this test resumed by a plain GCD block on the main queue stays this test's while
-  /// another test's executor asks for such blocks: the task is known, the block says nothing.
-  @Test func aTaskResumedByAMainQueueBlockStaysWithItsTest() async {
-    // Another test's executor, open meanwhile, that takes work started by main-queue blocks.
-    let other = await Task.detached { TestExecutor(includingMainQueueBlocks: true) }.value
-    defer { other.close() }
-    let clock = TestClock()
-    let own = TestExecutor.ofCurrentTask
-    #expect(own != nil)
-    let resumed = Task {
-      await withCheckedContinuation { continuation in
-        DispatchQueue.main.async { continuation.resume() }
-      }
-      return TestExecutor.ofCurrentTask
-    }
-    await clock.advance()
-    let executor = await resumed.value
-    #expect(executor === own, "the task went to the other test's executor")
-    #expect(executor !== other)
-  }
-
   /// A task started after the executor opened is the test's, whoever wakes it.
   @Test func aNewerTaskWokenByATaskOfTheTestIsInside() async {
     let clock = TestClock()
@@ -243,25 +222,6 @@ func clockMadeOutsideATask() async -> TestClock<Duration> {
     #expect(messages == [])
   }
 
-  /// A task started by a plain GCD block on the main queue is not a job of the test; a scope
-  /// that asks for such blocks waits for them.
-  @Test func workStartedByAMainQueueBlockIsSeenWhenTheScopeAsksForIt() async {
-    for _ in 0..<20 {
-      await withTestExecutor(includingMainQueueBlocks: true) {
-        let clock = TestClock()
-        let woke = Log<String>()
-        DispatchQueue.main.async {
-          Task {
-            try? await clock.sleep(for: .seconds(1))
-            woke.append("woke")
-          }
-        }
-        await clock.advance(by: .seconds(1))
-        #expect(woke.values == ["woke"], "pending \(clock.pendingWorkCount) now \(clock.now)")
-      }
-    }
-  }
-
   /// Main-actor work started by main-actor work, five tasks deep, is counted: one advance sees
   /// it all.
   @MainActor
@@ -280,6 +240,78 @@ func clockMadeOutsideATask() async -> TestClock<Duration> {
       #expect(levels == [1, 2, 3, 4, 5])
       #expect(clock.pendingWorkCount == 1)
       await clock.run()
+    }
+  }
+}
+
+/// Executors that ask for plain GCD blocks on the main queue. Two such executors open at once
+/// cannot tell whose a task is that a block starts with no other context (each of them takes
+/// it), so these tests, which open them, run one at a time.
+@Suite(.serialized) struct MainQueueBlockTests {
+  /// A task of this test resumed by a plain GCD block on the main queue stays this test's while
+  /// another test's executor asks for such blocks: the task is known, the block says nothing.
+  @Test func aTaskResumedByAMainQueueBlockStaysWithItsTest() async {
+    // Another test's executor, open meanwhile, that takes work started by main-queue blocks.
+    let other = await Task.detached { TestExecutor(includingMainQueueBlocks: true) }.value
+    defer { other.close() }
+    let clock = TestClock()
+    let own = TestExecutor.ofCurrentTask
+    #expect(own != nil)
+    let resumed = Task {
+      await withCheckedContinuation { continuation in
+        DispatchQueue.main.async { continuation.resume() }
+      }
+      return TestExecutor.ofCurrentTask
+    }
+    await clock.advance()
+    let executor = await resumed.value
+    #expect(executor === own, "the task went to the other test's executor")
+    #expect(executor !== other)
+  }
+
+  /// A test's task that waits for its work to go quiet is resumed by a plain GCD block on the
+  /// main queue when the test's last main-actor job finishes. It goes back to where a waiting
+  /// task's jobs go, never to another test's executor that asks for such blocks: taken there,
+  /// it and everything it starts would be that test's work, unseen by its own advances.
+  @Test func aWaitingTaskResumedByAMainQueueBlockStaysOutOfOtherTests() async {
+    // Another test's executor, opened before this test's task, that takes work started by
+    // main-queue blocks.
+    let other = await Task.detached { TestExecutor(includingMainQueueBlocks: true) }.value
+    defer { other.close() }
+    let location = TempoSupport.SourceLocation(
+      fileID: #fileID, filePath: #filePath, line: #line, column: #column)
+    let (own, landed) = await Task { () -> (TestExecutor, TestExecutor?) in
+      let own = TestExecutor()
+      defer { own.close() }
+      // Waiting for quiet, as an advance does, until it rejoins.
+      await own.settle(at: location)
+      await withCheckedContinuation { continuation in
+        DispatchQueue.main.async { continuation.resume() }
+      }
+      let landed = TestExecutor.ofCurrentTask
+      await own.rejoin()
+      return (own, landed)
+    }.value
+    #expect(landed !== other, "the waiting task went to the other test's executor")
+    #expect(landed === own)
+  }
+
+  /// A task started by a plain GCD block on the main queue is not a job of the test; a scope
+  /// that asks for such blocks waits for them.
+  @Test func workStartedByAMainQueueBlockIsSeenWhenTheScopeAsksForIt() async {
+    for _ in 0..<20 {
+      await withTestExecutor(includingMainQueueBlocks: true) {
+        let clock = TestClock()
+        let woke = Log<String>()
+        DispatchQueue.main.async {
+          Task {
+            try? await clock.sleep(for: .seconds(1))
+            woke.append("woke")
+          }
+        }
+        await clock.advance(by: .seconds(1))
+        #expect(woke.values == ["woke"], "pending \(clock.pendingWorkCount) now \(clock.now)")
+      }
     }
   }
 }
