@@ -64,11 +64,12 @@ import Testing
   }
 
   /// The default guard: a task that sleeps for a second in a loop until it is cancelled, run
-  /// without a wrapper, where each step takes several rounds through the executors. Alone, the
-  /// run returns in about 0.55 s (half a second of guard, then the report); the bound leaves
-  /// room for a loaded machine running the rest of the suite beside it, whose tests can hold
-  /// both threads of the concurrency pool the test's task resumes on.
-  @Test func anAsyncClockRunWithoutAWrapperReturnsWithinSeconds() async {
+  /// without a wrapper, where each step takes several rounds through the executors. The message
+  /// says the half-second guard stopped the run; alone, it returns in about 0.55 s. The wall-time
+  /// bound only catches a run that no guard stops (before the guard, 83 s to over 900 s): a
+  /// test process whose concurrency pool is held by long synchronous tests (the model tests run
+  /// for seconds in a debug build) can leave any async test waiting for seconds.
+  @Test func anAsyncClockRunWithoutAWrapperIsStoppedByItsGuard() async {
     let clock = TestClock()
     let sleeper = Task {
       while !Task.isCancelled { try? await clock.sleep(for: .seconds(1)) }
@@ -78,7 +79,7 @@ import Testing
     await expectIssues("actions and 0.5 seconds of real time: 1 still pending, due at") {
       await clock.run()
     }
-    #expect(ContinuousClock.now - started < .seconds(2))
+    #expect(ContinuousClock.now - started < .seconds(30))
     sleeper.cancel()
     await sleeper.value
   }

@@ -1,0 +1,54 @@
+@_spi(TempoInternals) import TempoSupport
+
+// Which tasks are a test's: the tasks an executor remembers, and the ones it admits when its
+// work wakes them.
+
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+extension TestExecutor {
+  /// Whether a job of `task`, made runnable by a job this executor runs (or by its task), is
+  /// this test's: the running task itself, a task started since the executor opened, a task
+  /// the executor has met, or any task an advancing action resumes. An older task that only
+  /// waits for one of the test's tasks (the test runner waiting for the test to end) is not:
+  /// taking it would make the runner, and every test it starts next, part of this test.
+  func admits(task: UnsafeRawPointer) -> Bool {
+    if RunningJob.executor === self, RunningJob.isAction || RunningJob.task == task {
+      return true
+    }
+    // Compared as a distance, so that the IDs may wrap around.
+    if Int32(bitPattern: JobIdentity.taskID(task) &- firstTaskID) >= 0 { return true }
+    return RuntimeHooks.executorThatMet(task: task) === self
+  }
+
+  /// Remembers the current task as one of this test's, so that its jobs come here even when
+  /// the runtime enqueues them from no context. Test clocks call it when a task sleeps.
+  package static func noteCurrentTask() {
+    guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) else {
+      return
+    }
+    // Usually the task runs a job that its executor took, and was remembered then.
+    if let running = RunningJob.executor, current == nil || current === running,
+      let task = RunningJob.task, task == currentTaskPointer
+    {
+      return
+    }
+    guard let executor = RuntimeHooks.executorForCurrentContext() else { return }
+    noteCurrentTask(in: executor)
+  }
+
+  /// Whether the current thread runs a job of `task` that this executor took.
+  func isRunningJob(of task: UnsafeRawPointer) -> Bool {
+    RunningJob.task == task && RunningJob.executor === self
+  }
+
+  static func noteCurrentTask(in executor: TestExecutor) {
+    guard let task = currentTaskPointer,
+      !executor.lock.withLock({ executor.state.isDriver(task) })
+    else { return }
+    RuntimeHooks.note(task, memberOf: executor)
+  }
+
+  /// The current task, as the runtime's job pointer.
+  static var currentTaskPointer: UnsafeRawPointer? {
+    withUnsafeCurrentTask { task in task.map { unsafeBitCast($0, to: UnsafeRawPointer.self) } }
+  }
+}

@@ -1,0 +1,114 @@
+import Dispatch
+@_spi(TempoInternals) package import TempoSupport
+
+// How a test waits for its work to go quiet: the drive of an advancing clock or scheduler runs
+// what its actions release on its own thread, and waits, off the executor, until nothing of the
+// test is queued or running, here or on the main actor.
+
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+extension TestExecutor {
+  // MARK: Waiting for quiet
+
+  /// Waits until no job of this test is queued or running, here or on the main actor, running
+  /// jobs on the caller's thread while it can. Answers false, after reporting at `location`, if
+  /// the work did not go quiet within ``jobBudget`` jobs (a task that yields or re-schedules
+  /// itself forever).
+  @discardableResult
+  package func settle(at location: SourceLocation) async -> Bool {
+    guard let task = Self.currentTaskPointer else { return true }
+    beginDriving(task)
+    return await settleAgain(at: location)
+  }
+
+  /// ``settle(at:)`` for a task that has settled before and not rejoined since: a drive
+  /// settles once before its first action and again after each, and the task is a driver
+  /// already.
+  @discardableResult
+  package func settleAgain(at location: SourceLocation) async -> Bool {
+    let giveUpAt = lock.withLock { state.beginDraining() } + Self.jobBudget
+    var isDraining = true
+    while true {
+      let quiet = await quietHere(giveUpAt: giveUpAt, isDraining: isDraining)
+      isDraining = false
+      guard quiet else {
+        location.report(
+          """
+          The work started in this test did not go quiet after \(Self.jobBudget) jobs, so the \
+          clock or scheduler went on without waiting for it. A task that yields or \
+          re-schedules itself in a loop never lets the test executor finish.
+          """
+        )
+        return false
+      }
+      guard includesMainQueueBlocks else { return true }
+      // Plain GCD blocks on the main queue are not jobs: a block queued after them has run
+      // when they have. Start over if they made anything runnable here.
+      let acceptedBefore = lock.withLock { state.accepted }
+      await passThroughMainQueue()
+      if lock.withLock({ state.accepted == acceptedBefore && state.isQuiet }) { return true }
+    }
+  }
+
+  /// Ends what ``settle(at:)`` began: the current task goes back to running its jobs here, like
+  /// every other task of the test. It continues here at once, so that an actor it shares with
+  /// the test's other tasks is only ever let go on this executor: a thread outside it that
+  /// lets go of such an actor late would release their work where no one waits for it.
+  package func rejoin() async {
+    guard let task = Self.currentTaskPointer else { return }
+    lock.withLock { state.endDriving(task) }
+    RuntimeHooks.note(task, memberOf: self)
+    // `Task.yield()` may return without leaving the thread, and so may a continuation
+    // resumed before the task has finished suspending; a switch to a task executor always
+    // enqueues on it.
+    if isOpen { await withTaskExecutorPreference(self) {} }
+  }
+
+  /// Runs `action`, an action of a clock or scheduler that is advancing, then on the same
+  /// thread the jobs it made runnable, for as long as it can. Everything the action enqueues
+  /// belongs to this test. What this thread cannot run (a job already running, a spent budget)
+  /// goes to a pump on the way out.
+  package func runAndDrain(_ action: () -> Void) {
+    let giveUpAt = lock.withLock { state.beginDraining() } + Self.jobBudget
+    RunningJob.running(self, task: nil, isAction: true, action)
+    drainOnCallersThread(giveUpAt: giveUpAt)
+    start(lock.withLock { state.endDraining() })
+  }
+
+  /// The current task starts waiting for quiet: while it waits, its own jobs never run here
+  /// (it would be waiting for itself), and a main-actor job of it that is running now does not
+  /// count as the test's work.
+  private func beginDriving(_ task: UnsafeRawPointer) {
+    let uncount = MainExecutor.stopCountingRunningJob(of: task, for: self)
+    lock.withLock {
+      state.beginDriving(task)
+      if uncount { state.uncountRunningMainJob() }
+    }
+  }
+
+  /// Waits until nothing is queued or running, or the budget is spent (false). `isDraining`:
+  /// the caller has begun draining already.
+  private func quietHere(giveUpAt: Int, isDraining: Bool) async -> Bool {
+    if !isDraining { _ = lock.withLock { state.beginDraining() } }
+    drainOnCallersThread(giveUpAt: giveUpAt)
+    let (answer, wake) = lock.withLock {
+      (state.quietAnswer(giveUpAt: giveUpAt), state.endDraining())
+    }
+    start(wake)
+    // Usually quiet already: answer without suspending, since a continuation resumed at once
+    // still sends the caller through the global executor's queue.
+    if let answer { return answer }
+    return await withUnsafeContinuation { continuation in
+      let answer = lock.withLock {
+        state.wait(ExecutorQueue<UnownedJob>.Waiter(continuation: continuation, giveUpAt: giveUpAt))
+      }
+      if let answer { continuation.resume(returning: answer) }
+    }
+  }
+
+  /// Returns once everything queued on the main queue before the call has run.
+  private func passThroughMainQueue() async {
+    await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+      DispatchQueue.main.async { continuation.resume() }
+    }
+  }
+}
