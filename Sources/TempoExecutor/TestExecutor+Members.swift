@@ -22,9 +22,6 @@ extension TestExecutor {
   /// Remembers the current task as one of this test's, so that its jobs come here even when
   /// the runtime enqueues them from no context. Test clocks call it when a task sleeps.
   package static func noteCurrentTask() {
-    guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) else {
-      return
-    }
     // Usually the task runs a job that its executor took, and was remembered then.
     if let running = RunningJob.executor, current == nil || current === running,
       let task = RunningJob.task, task == currentTaskPointer
@@ -40,6 +37,8 @@ extension TestExecutor {
     RunningJob.task == task && RunningJob.executor === self
   }
 
+  /// Remembers the current task as one of `executor`'s, unless it is waiting for that
+  /// executor's work to go quiet.
   static func noteCurrentTask(in executor: TestExecutor) {
     guard let task = currentTaskPointer,
       !executor.lock.withLock({ executor.state.isDriver(task) })
