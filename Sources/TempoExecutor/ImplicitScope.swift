@@ -46,15 +46,18 @@ package final class ImplicitScope: @unchecked Sendable {
   @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
   package func executorForDriving(at location: SourceLocation) -> TestExecutor? {
     if let scoped = TestExecutor.current, scoped.isOpen { return scoped }
-    let (executor, warn) = lock.withLock { () -> (TestExecutor?, Bool) in
-      if let held = self.executor as? TestExecutor, held.isOpen { return (held, false) }
+    let (executor, warn, replaced) = lock.withLock { () -> (TestExecutor?, Bool, AnyObject?) in
+      if let held = self.executor as? TestExecutor, held.isOpen { return (held, false, nil) }
       guard TestExecutor.isSupported, let opened = Self.executorForCurrentTask() else {
-        return (nil, false)
+        return (nil, false, nil)
       }
+      let replaced = self.executor
       self.executor = opened
       defer { hasWarned = true }
-      return (opened, !hasWarned)
+      return (opened, !hasWarned, replaced)
     }
+    // A closed executor this scope held is released after unlocking.
+    withExtendedLifetime(replaced) {}
     if warn {
       location.report(
         """
