@@ -111,10 +111,9 @@ struct ExecutorQueue<Job> {
   mutating func finishJob(
     byPump: Bool
   ) -> (released: [(UnsafeContinuation<Bool, Never>, Bool)], wake: Wake) {
-    isRunningJob = false
-    jobsRun += 1
+    let released = finishRunning()
     // A pump carries on by itself; after a driver's job, make sure someone runs the rest.
-    return (releasedWaiters(), byPump ? .none : wakeIfNeeded())
+    return (released, byPump ? .none : wakeIfNeeded())
   }
 
   /// ``finishJob(byPump:)`` and ``takeForDriver(giveUpAt:)`` in one step, for a driver that
@@ -122,9 +121,7 @@ struct ExecutorQueue<Job> {
   mutating func finishJobAndTakeForDriver(
     giveUpAt: Int
   ) -> (released: [(UnsafeContinuation<Bool, Never>, Bool)], wake: Wake, next: Job?) {
-    isRunningJob = false
-    jobsRun += 1
-    let released = releasedWaiters()
+    let released = finishRunning()
     let next = takeForDriver(giveUpAt: giveUpAt)
     return (released, wakeIfNeeded(), next)
   }
@@ -133,10 +130,15 @@ struct ExecutorQueue<Job> {
   mutating func finishJobAndTakeForPump() -> (
     released: [(UnsafeContinuation<Bool, Never>, Bool)], next: Job?
   ) {
+    let released = finishRunning()
+    return (released, takeForPump())
+  }
+
+  /// The running job is done: counts it, and returns the waiters that releases.
+  private mutating func finishRunning() -> [(UnsafeContinuation<Bool, Never>, Bool)] {
     isRunningJob = false
     jobsRun += 1
-    let released = releasedWaiters()
-    return (released, takeForPump())
+    return releasedWaiters()
   }
 
   // MARK: Drivers

@@ -28,15 +28,14 @@ enum RunningJob {
     return existing.assumingMemoryBound(to: Slot.self).pointee.executor?.takeUnretainedValue()
   }
 
-  /// The task whose job the thread is running for ``executor``, if that job is a task's.
-  static var task: UnsafeRawPointer? {
-    key.value?.assumingMemoryBound(to: Slot.self).pointee.task
-  }
-
-  /// Whether the thread runs an action of a clock or scheduler that ``executor`` drives (rather
-  /// than a job).
-  static var isAction: Bool {
-    key.value?.assumingMemoryBound(to: Slot.self).pointee.isAction ?? false
+  /// What the thread is running, read once: the executor, the task whose job it is (if the job
+  /// is a task's), and whether it is an action of a clock or scheduler the executor drives
+  /// rather than a job.
+  static var current: (executor: TestExecutor?, task: UnsafeRawPointer?, isAction: Bool) {
+    guard let slot = key.value?.assumingMemoryBound(to: Slot.self).pointee else {
+      return (nil, nil, false)
+    }
+    return (slot.executor?.takeUnretainedValue(), slot.task, slot.isAction)
   }
 
   /// Runs `body` marked as running a job of `executor` (of `task`, if the job is a task's), or

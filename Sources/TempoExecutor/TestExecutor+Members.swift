@@ -11,9 +11,8 @@ extension TestExecutor {
   /// waits for one of the test's tasks (the test runner waiting for the test to end) is not:
   /// taking it would make the runner, and every test it starts next, part of this test.
   func admits(task: UnsafeRawPointer) -> Bool {
-    if RunningJob.executor === self, RunningJob.isAction || RunningJob.task == task {
-      return true
-    }
+    let running = RunningJob.current
+    if running.executor === self, running.isAction || running.task == task { return true }
     // Compared as a distance, so that the IDs may wrap around.
     if Int32(bitPattern: JobIdentity.taskID(task) &- firstTaskID) >= 0 { return true }
     return RuntimeHooks.executorThatMet(task: task) === self
@@ -23,8 +22,9 @@ extension TestExecutor {
   /// the runtime enqueues them from no context. Test clocks call it when a task sleeps.
   package static func noteCurrentTask() {
     // Usually the task runs a job that its executor took, and was remembered then.
-    if let running = RunningJob.executor, current == nil || current === running,
-      let task = RunningJob.task, task == currentTaskPointer
+    let running = RunningJob.current
+    if let executor = running.executor, current == nil || current === executor,
+      let task = running.task, task == currentTaskPointer
     {
       return
     }
@@ -34,7 +34,8 @@ extension TestExecutor {
 
   /// Whether the current thread runs a job of `task` that this executor took.
   func isRunningJob(of task: UnsafeRawPointer) -> Bool {
-    RunningJob.task == task && RunningJob.executor === self
+    let running = RunningJob.current
+    return running.task == task && running.executor === self
   }
 
   /// Remembers the current task as one of `executor`'s, unless it is waiting for that

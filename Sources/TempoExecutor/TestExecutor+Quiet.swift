@@ -25,12 +25,12 @@ extension TestExecutor {
   /// already.
   @discardableResult
   package func settleAgain(at location: SourceLocation) async -> Bool {
-    let giveUpAt = lock.withLock { state.beginDraining() } + Self.jobBudget
-    var isDraining = true
+    var giveUpAt: Int?
     while true {
-      let quiet = await quietHere(giveUpAt: giveUpAt, isDraining: isDraining)
-      isDraining = false
-      guard quiet else {
+      let jobsRun = lock.withLock { state.beginDraining() }
+      let limit = giveUpAt ?? jobsRun + Self.jobBudget
+      giveUpAt = limit
+      guard await quietHere(giveUpAt: limit) else {
         location.report(
           """
           The work started in this test did not go quiet after \(Self.jobBudget) jobs, so the \
@@ -85,10 +85,9 @@ extension TestExecutor {
     }
   }
 
-  /// Waits until nothing is queued or running, or the budget is spent (false). `isDraining`:
-  /// the caller has begun draining already.
-  private func quietHere(giveUpAt: Int, isDraining: Bool) async -> Bool {
-    if !isDraining { _ = lock.withLock { state.beginDraining() } }
+  /// Waits until nothing is queued or running, or the budget is spent (false), for a caller
+  /// that has begun draining; ends the draining.
+  private func quietHere(giveUpAt: Int) async -> Bool {
     drainOnCallersThread(giveUpAt: giveUpAt)
     let (answer, wake) = lock.withLock {
       (state.quietAnswer(giveUpAt: giveUpAt), state.endDraining())
