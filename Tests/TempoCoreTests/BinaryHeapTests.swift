@@ -48,4 +48,48 @@ import Testing
     #expect(heap.popMin() == nil)
     #expect(heap.min == nil)
   }
+
+  /// The sifts move elements through a hole rather than swapping them: every element must still
+  /// be released exactly once, whether it was popped, removed or left in the heap.
+  @Test func movesKeepEveryElementAliveUntilItLeavesAndReleaseItOnce() {
+    let counter = Counter()
+    var random = SplitMix(state: 7)
+    var popped: [Tracked] = []
+    do {
+      var heap = BinaryHeap<Tracked>()
+      for _ in 0..<2_000 {
+        if Int.random(in: 0..<3, using: &random) == 0 {
+          if let element = heap.popMin() { popped.append(element) }
+        } else {
+          heap.insert(Tracked(Int.random(in: 0..<100, using: &random), counter))
+        }
+      }
+      heap.removeAll { $0.value % 3 == 0 }
+      #expect(heap.isValid)
+      #expect(counter.alive == heap.count + popped.count)
+    }
+    #expect(counter.alive == popped.count)
+    popped.removeAll()
+    #expect(counter.alive == 0)
+  }
+}
+
+private final class Counter {
+  var alive = 0
+}
+
+private final class Tracked: Comparable {
+  let value: Int
+  let counter: Counter
+
+  init(_ value: Int, _ counter: Counter) {
+    self.value = value
+    self.counter = counter
+    counter.alive += 1
+  }
+
+  deinit { counter.alive -= 1 }
+
+  static func < (lhs: Tracked, rhs: Tracked) -> Bool { lhs.value < rhs.value }
+  static func == (lhs: Tracked, rhs: Tracked) -> Bool { lhs.value == rhs.value }
 }
