@@ -15,14 +15,12 @@
 /// let next = lock.withLock { counter += 1; return counter }
 /// ```
 @_spi(TempoInternals) public final class Lock: @unchecked Sendable {
-  // Invariant: `mutex` is allocated and initialized in `init` and destroyed in `deinit`; it is
-  // only touched through the platform's locking functions, which are thread-safe.
+  // Invariant: `mutex` lives as long as the lock and is only touched through its own locking
+  // functions, which are thread-safe.
   @usableFromInline let mutex: Platform.Mutex
 
   @inlinable
   public init() { mutex = Platform.Mutex() }
-
-  deinit { mutex.destroy() }
 
   @inlinable @inline(__always)
   public func lock() {

@@ -8,13 +8,16 @@
   public import Darwin
 #elseif canImport(Glibc)
   public import Glibc
+  public import Synchronization
   // The types the wrappers store (`pthread_mutex_t`, `pthread_key_t`) are attributed to the
   // runtime's shim module, which `MemberImportVisibility` asks for by name.
   public import SwiftOverlayShims
 #elseif canImport(Musl)
   public import Musl
+  public import Synchronization
 #elseif canImport(Android)
   public import Android
+  public import Synchronization
 #endif
 
 /// The platform primitives Tempo uses: a mutex, a thread-specific value and a symbol lookup.
@@ -29,63 +32,81 @@
 @_spi(TempoInternals) public enum Platform {}
 
 extension Platform {
-  /// The platform's non-recursive mutex (`os_unfair_lock` on Apple platforms, a pthread mutex
-  /// elsewhere), at a fixed address: ``Lock`` owns one and destroys it.
+  /// The platform's non-recursive mutex: `os_unfair_lock` on Apple platforms, the standard
+  /// library's futex-based `Mutex` elsewhere (an atomic compare-and-exchange to lock and to
+  /// unlock when nobody waits, where a pthread mutex takes a call and a few checks each way).
+  /// ``Lock`` owns one.
   ///
   /// ```swift
   /// let mutex = Platform.Mutex()
   /// mutex.lock()
   /// mutex.unlock()
-  /// mutex.destroy()
   /// ```
-  public struct Mutex {
+  public struct Mutex: ~Copyable {
     #if canImport(Darwin)
       @usableFromInline let pointer: UnsafeMutablePointer<os_unfair_lock>
-    #else
-      @usableFromInline let pointer: UnsafeMutablePointer<pthread_mutex_t>
-    #endif
 
-    /// Allocates and initializes a mutex; call ``destroy()`` exactly once when done.
-    @inlinable
-    public init() {
-      #if canImport(Darwin)
+      @inlinable
+      public init() {
         pointer = .allocate(capacity: 1)
         pointer.initialize(to: os_unfair_lock())
-      #else
-        pointer = .allocate(capacity: 1)
-        pointer.initialize(to: pthread_mutex_t())
-        let status = pthread_mutex_init(pointer, nil)
-        precondition(status == 0, "pthread_mutex_init failed with \(status)")
-      #endif
-    }
+      }
 
-    /// Destroys and deallocates the mutex, which must not be held.
-    public func destroy() {
-      #if !canImport(Darwin)
-        pthread_mutex_destroy(pointer)
-      #endif
-      pointer.deinitialize(count: 1)
-      pointer.deallocate()
-    }
+      deinit {
+        pointer.deinitialize(count: 1)
+        pointer.deallocate()
+      }
 
-    @inlinable @inline(__always)
-    public func lock() {
-      #if canImport(Darwin)
-        os_unfair_lock_lock(pointer)
-      #else
-        pthread_mutex_lock(pointer)
-      #endif
-    }
+      @inlinable @inline(__always)
+      public borrowing func lock() { os_unfair_lock_lock(pointer) }
 
-    @inlinable @inline(__always)
-    public func unlock() {
-      #if canImport(Darwin)
-        os_unfair_lock_unlock(pointer)
-      #else
-        pthread_mutex_unlock(pointer)
-      #endif
-    }
+      @inlinable @inline(__always)
+      public borrowing func unlock() { os_unfair_lock_unlock(pointer) }
+    #else
+      @usableFromInline let mutex: Synchronization.Mutex<Void>
+      /// A pthread mutex used instead under ThreadSanitizer, which cannot see the futex calls
+      /// that hand a contended standard-library mutex from one thread to the next (they are made
+      /// in the uninstrumented standard library) and would report the data it guards as raced.
+      @usableFromInline let sanitized: UnsafeMutablePointer<pthread_mutex_t>?
+
+      @inlinable
+      public init() {
+        mutex = Synchronization.Mutex(())
+        sanitized = Platform.isThreadSanitized ? Platform.makePthreadMutex() : nil
+      }
+
+      deinit {
+        guard let sanitized else { return }
+        pthread_mutex_destroy(sanitized)
+        sanitized.deinitialize(count: 1)
+        sanitized.deallocate()
+      }
+
+      @inlinable @inline(__always)
+      public borrowing func lock() {
+        if let sanitized { pthread_mutex_lock(sanitized) } else { mutex._unsafeLock() }
+      }
+
+      @inlinable @inline(__always)
+      public borrowing func unlock() {
+        if let sanitized { pthread_mutex_unlock(sanitized) } else { mutex._unsafeUnlock() }
+      }
+    #endif
   }
+
+  #if !canImport(Darwin)
+    /// Whether this process runs under ThreadSanitizer (its runtime is linked in).
+    public static let isThreadSanitized = symbol(named: "__tsan_init") != nil
+
+    /// A new, initialized pthread mutex, for ``Mutex`` under ThreadSanitizer.
+    public static func makePthreadMutex() -> UnsafeMutablePointer<pthread_mutex_t> {
+      let pointer = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+      pointer.initialize(to: pthread_mutex_t())
+      let status = pthread_mutex_init(pointer, nil)
+      precondition(status == 0, "pthread_mutex_init failed with \(status)")
+      return pointer
+    }
+  #endif
 
   /// A pointer-sized value that each thread keeps for itself (a pthread key), initially nil.
   /// The key lives as long as the process.

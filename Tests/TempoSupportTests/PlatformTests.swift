@@ -13,6 +13,15 @@ import Testing
     #expect(Platform.symbol(named: "tempo_no_image_defines_this_symbol") == nil)
   }
 
+  #if !canImport(Darwin)
+    /// Under ThreadSanitizer the mutex is a pthread mutex, whose hand-overs the sanitizer sees;
+    /// CI runs the sanitizer with `TSAN_OPTIONS` set, and the other test runs without it.
+    @Test func theMutexKnowsWhetherItRunsUnderThreadSanitizer() {
+      let sanitizerRun = ProcessInfo.processInfo.environment["TSAN_OPTIONS"] != nil
+      #expect(Platform.isThreadSanitized == sanitizerRun)
+    }
+  #endif
+
   @Test func aThreadSpecificValueIsEachThreadsOwn() {
     let specific = Platform.ThreadSpecific()
     specific.value = UnsafeMutableRawPointer(bitPattern: 1)
