@@ -22,7 +22,7 @@ extension Timeline {
 
     /// A handle of `timeline` (of no timeline, for driving a ``TimelineState`` alone) that runs
     /// `action` first at `start`, then every `interval` if `repeats`.
-    init(
+    required init(
       timeline: Timeline?, interval: Interval, repeats: Bool, start: Time,
       action: @escaping Action
     ) {
@@ -70,12 +70,22 @@ extension Timeline {
     }
   }
 
+  /// A cancelled action and the reference a cancellation released, kept until after unlocking.
+  /// A struct, not a tuple: passing a closure to the generic `withExtendedLifetime` as such
+  /// would re-wrap it in a thunk, one allocation per cancellation.
+  private struct ReleasedAction {
+    let action: Action?
+    let hold: AnyObject?
+  }
+
   /// Cancels `handle`, releasing its closure after unlocking.
   fileprivate func cancel(_ handle: Handle) {
-    let released = lock.withLock { () -> (Action, AnyObject?)? in
-      guard let action = state.cancel(handle) else { return nil }
-      return (action, updateHold())
-    }
+    // `lock()` and `unlock()` rather than `withLock`: returning the closure from the generic
+    // `withLock` would re-wrap it in a thunk, one allocation per cancellation.
+    lock.lock()
+    let action = state.cancel(handle)
+    let released = ReleasedAction(action: action, hold: action == nil ? nil : updateHold())
+    lock.unlock()
     // The closure is released here, outside the lock: its captures' deinits are user code.
     withExtendedLifetime(released) {}
   }

@@ -53,7 +53,7 @@ extension Timeline {
     at location: SourceLocation,
     _ action: @escaping Action
   ) -> Handle {
-    let handle = Handle(
+    let handle = handleType.init(
       timeline: self, interval: interval, repeats: repeats, start: date, action: action)
     let (problem, released) = lock.withLock {
       () -> (TimelineState<Time, Interval>.DateProblem?, AnyObject?) in

@@ -57,6 +57,10 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// The sleepers this timeline's actions woke that have not run again yet; a shared
   /// timeline's members all count in the group's.
   package let wakeUps: WakeUps
+  /// `Handle`'s metadata, looked up once: unspecialized code that writes `Handle(...)` asks the
+  /// runtime for the metadata of the generic class at every call (about 160 instructions, twice
+  /// per handle); creating one through this metatype passes it along instead.
+  let handleType: Handle.Type
 
   /// How a member of a shared timeline reaches its group and converts its dates. A class, so
   /// that the optional `sharing` is a plain reference: unspecialized code looks up the metadata
@@ -92,6 +96,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     self.name = name
     self.describe = describe ?? { readable($0) }
     self.sharing = nil
+    self.handleType = Handle.self
     // The scope and the wake-up count borrow the timeline's lock: neither is ever called with
     // it held, and each saves the two allocations of a lock of its own.
     self.scope = ImplicitScope(name: name, lock: lock)
@@ -116,6 +121,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     self.name = name
     self.describe = { describeSeconds(toShared($0)) }
     self.sharing = Sharing(group: group, toShared: toShared, fromShared: fromShared)
+    self.handleType = Handle.self
     self.scope = group.scope
     self.wakeUps = group.wakeUps
     group.join(self)
