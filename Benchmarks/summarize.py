@@ -87,8 +87,14 @@ def parse(path):
 
 def table(results):
     workloads = sorted({w for (_, w, _) in results})
-    implementations = ["Tempo", "TempoExecutor", "combine-schedulers", "swift-clocks", "Floor"]
-    names = {"Tempo": "Tempo", "TempoExecutor": "Tempo, test executor"}
+    implementations = [
+        "Tempo", "TempoExecutor", "combine-schedulers", "swift-clocks", "Floor", "SchedulerFloor"
+    ]
+    names = {
+        "Tempo": "Tempo",
+        "TempoExecutor": "Tempo, test executor",
+        "SchedulerFloor": "Floor behind Combine's API",
+    }
     sizes = sorted({n for (_, _, n) in results})
     lines = []
     for workload in workloads:
@@ -112,6 +118,28 @@ def table(results):
                 if implementation == "Tempo" and workload in CLOCK_WORKLOADS:
                     name = "Tempo, no scope"
                 lines.append(f"| {name} | " + " | ".join(row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def ratios(results):
+    """Tempo's cost per action over the heap floor's (one-shots through a bare heap) and over the
+    floor behind Combine's API (the same workload on SchedulerFloor), at each size."""
+    heap = "one-shots, one advance"
+    workloads = sorted({w for (i, w, _) in results if i == "SchedulerFloor"})
+    sizes = sorted({n for (i, _, n) in results if i == "SchedulerFloor"})
+    lines = ["\n| workload | " + " | ".join(f"n = {n:,}" for n in sizes) + " |"]
+    lines.append("| --- |" + " --- |" * len(sizes))
+    for workload in workloads:
+        row = []
+        for n in sizes:
+            tempo = results.get(("Tempo", workload, n), (None, None))[0]
+            floor = results.get(("Floor", heap, n), (None, None))[0]
+            api = results.get(("SchedulerFloor", workload, n), (None, None))[0]
+            if tempo is None or floor is None or api is None:
+                row.append("")
+            else:
+                row.append(f"{tempo / floor:.1f}× / {tempo / api:.2f}×")
+        lines.append(f"| {workload} | " + " | ".join(row) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -171,4 +199,5 @@ if __name__ == "__main__":
     results = parse(sys.argv[1])
     directory = sys.argv[2] if len(sys.argv) > 2 else "."
     print(table(results))
+    print(ratios(results))
     chart(results, "one-shots, one advance", f"{directory}/benchmark-one-shots.svg")

@@ -7,6 +7,8 @@ import Workloads
 
 let benchmarks: @Sendable () -> Void = {
   registerSchedulerBenchmarks("Tempo", sizes: Sizes.tempo, tempoScheduler)
+  // The same workloads on the floor behind Combine's Scheduler API (see `SchedulerFloor`).
+  registerSchedulerBenchmarks("SchedulerFloor", sizes: Sizes.tempo, schedulerFloor)
 
   /// Tempo's test clock for the clock workloads, each iteration run inside `scope`.
   func tempoClock(

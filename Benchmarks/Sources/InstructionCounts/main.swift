@@ -2,7 +2,9 @@
 // Valgrind's callgrind (see instructions.sh): the count covers `measured` alone, so start-up
 // and the workload's set-up of its offsets are left out.
 //
-//   InstructionCounts <workload> <size>        a workload of Workloads, or "floor"
+//   InstructionCounts <workload> <size>        a workload of Workloads, or "floor"; a
+//                                              workload named "api-floor/<workload>" runs on
+//                                              the floor behind Combine's API (SchedulerFloor)
 //   InstructionCounts <workload> <size> warm   the same, after an uncounted run (so that the
 //                                              count leaves out one-time costs, like the
 //                                              runtime's metadata, as the benchmark tool does)
@@ -62,11 +64,16 @@ guard (2...3).contains(arguments.count), let name = arguments.first,
 else {
   fatalError("usage: InstructionCounts <workload> <size> [warm | task]")
 }
-let workloads = schedulerWorkloads(tempoScheduler)
+let apiFloor = "api-floor/"
+let workloads =
+  name.hasPrefix(apiFloor)
+  ? schedulerWorkloads(schedulerFloor) : schedulerWorkloads(tempoScheduler)
 let workload: (Int) -> Int
 if name == "floor" {
   workload = floorWorkload
-} else if let found = workloads.first(where: { $0.key == name })?.value {
+} else if let found = workloads.first(where: {
+  $0.key == (name.hasPrefix(apiFloor) ? String(name.dropFirst(apiFloor.count)) : name)
+})?.value {
   workload = found
 } else {
   fatalError(
