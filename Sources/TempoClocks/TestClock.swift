@@ -100,16 +100,14 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     try Task.checkCancellation()
     guard now < deadline else { return }
-    let sleeper = Sleeper()
+    let sleeper = timeline.makeSleeper()
     try await withTaskCancellationHandler {
       try await withUnsafeThrowingContinuation { continuation in
         guard sleeper.install(continuation) else { return }
-        let wakeUps = timeline.wakeUps
         let handle = timeline.schedule(after: deadline, interval: nil, at: creation) {
-          wakeUps.willWake()
-          if !sleeper.resume() { wakeUps.didNotWake() }
+          sleeper.wake()
         }
-        sleeper.hold { handle.cancel() }
+        sleeper.hold(handle)
       }
     } onCancel: {
       sleeper.cancel()

@@ -27,4 +27,10 @@ package class TimelineHandle: @unchecked Sendable {
     self.repeats = repeats
     self.action = action
   }
+
+  /// Cancels the action (see ``Timeline/Handle/cancel()``, which overrides this). Declared on
+  /// this non-generic class so that a closure that cancels a handle can capture the handle
+  /// alone: a closure over the generic `Timeline.Handle` captures its generic types too, and is
+  /// allocated every time it is made.
+  package func cancel() {}
 }

@@ -1,5 +1,5 @@
 import TempoExecutor
-@_spi(TempoInternals) import TempoSupport
+@_spi(TempoInternals) package import TempoSupport
 
 /// One suspended sleep, resumed exactly once: by its wake-up or by cancellation.
 ///
@@ -13,7 +13,7 @@ import TempoExecutor
 ///     let handle = timeline.schedule(after: deadline, interval: nil, at: location) {
 ///       sleeper.resume()
 ///     }
-///     sleeper.hold { handle.cancel() }
+///     sleeper.hold(handle)
 ///   }
 /// } onCancel: {
 ///   sleeper.cancel()
@@ -21,13 +21,19 @@ import TempoExecutor
 /// ```
 package final class Sleeper: @unchecked Sendable {
   // Invariant: `lock` guards every `var`; the continuation is resumed and the wake-up cancelled
-  // only after unlocking.
-  private let lock = Lock()
+  // only after unlocking. `wakeUps` is immutable.
+  private let lock: Lock
+  private let wakeUps: WakeUps?
   private var continuation: UnsafeContinuation<Void, any Error>?
-  private var cancelWakeUp: (() -> Void)?
+  private var wakeUp: WakeUp?
   private var isFinished = false
 
-  package init() {}
+  /// A sleeper guarded by `lock`, which may be borrowed from its timeline (nothing here calls
+  /// the timeline with it held), and whose wake-ups ``wake()`` counts in `wakeUps`.
+  package init(lock: Lock = Lock(), wakeUps: WakeUps? = nil) {
+    self.lock = lock
+    self.wakeUps = wakeUps
+  }
 
   /// Stores the continuation; answers false (after resuming it with `CancellationError`) if the
   /// sleep was already cancelled, in which case nothing should be scheduled.
@@ -44,13 +50,31 @@ package final class Sleeper: @unchecked Sendable {
     return !cancelled
   }
 
+  /// Keeps the timeline handle of the scheduled wake-up, to cancel it when the sleep ends, or
+  /// cancels it at once if the sleep is over.
+  package func hold(_ handle: TimelineHandle) {
+    hold(.handle(handle))
+  }
+
   /// Keeps the way to cancel the scheduled wake-up, or calls it at once if the sleep is over.
   package func hold(_ cancelWakeUp: @escaping () -> Void) {
-    let finished = lock.withLock {
-      if !isFinished { self.cancelWakeUp = cancelWakeUp }
-      return isFinished
-    }
-    if finished { cancelWakeUp() }
+    hold(.closure(cancelWakeUp))
+  }
+
+  private func hold(_ wakeUp: WakeUp) {
+    lock.lock()
+    let finished = isFinished
+    if !finished { self.wakeUp = wakeUp }
+    lock.unlock()
+    if finished { wakeUp.cancel() }
+  }
+
+  /// Ends the sleep from its timeline's action, counting the wake-up in the sleeper's
+  /// ``WakeUps`` until the woken task acknowledges it (an advance waits for that). A scheduled
+  /// action that only calls this captures the sleeper alone, and so is not allocated.
+  package func wake() {
+    wakeUps?.willWake()
+    if !resume() { wakeUps?.didNotWake() }
   }
 
   /// Ends the sleep normally; answers false if it had already ended. (Either way the wake-up is
@@ -63,15 +87,34 @@ package final class Sleeper: @unchecked Sendable {
 
   @discardableResult
   private func finish(with error: (any Error)?) -> Bool {
-    let (finished, continuation, cancelWakeUp) = lock.withLock {
-      () -> (Bool, UnsafeContinuation<Void, any Error>?, (() -> Void)?) in
-      guard !isFinished else { return (false, nil, nil) }
-      isFinished = true
-      defer { (self.continuation, self.cancelWakeUp) = (nil, nil) }
-      return (true, self.continuation, self.cancelWakeUp)
+    // `lock()` and `unlock()` rather than `withLock`: a closure returned from the generic
+    // `withLock` is re-wrapped in a thunk, one allocation per sleep.
+    lock.lock()
+    guard !isFinished else {
+      lock.unlock()
+      return false
     }
-    cancelWakeUp?()
+    isFinished = true
+    let continuation = self.continuation
+    let wakeUp = self.wakeUp
+    (self.continuation, self.wakeUp) = (nil, nil)
+    lock.unlock()
+    wakeUp?.cancel()
     if let error { continuation?.resume(throwing: error) } else { continuation?.resume() }
-    return finished
+    return true
+  }
+
+  /// How to cancel the scheduled wake-up: a timeline's handle, or a closure (for a scheduler,
+  /// whose only cancellable schedule is Combine's `Cancellable`).
+  private enum WakeUp {
+    case handle(TimelineHandle)
+    case closure(() -> Void)
+
+    func cancel() {
+      switch self {
+      case .handle(let handle): handle.cancel()
+      case .closure(let cancel): cancel()
+      }
+    }
   }
 }

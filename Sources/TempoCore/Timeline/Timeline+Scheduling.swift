@@ -73,3 +73,10 @@ extension Timeline {
     }
   }
 }
+
+extension Timeline {
+  /// A sleeper for a sleep on this timeline: it borrows the timeline's lock (the timeline never
+  /// calls a sleeper with it held, nor a sleeper the timeline), which saves the allocation of a
+  /// lock per sleep, and counts its wake-ups in ``wakeUps``.
+  package func makeSleeper() -> Sleeper { Sleeper(lock: lock, wakeUps: wakeUps) }
+}
