@@ -65,15 +65,14 @@ else {
   fatalError("usage: InstructionCounts <workload> <size> [warm | task]")
 }
 let apiFloor = "api-floor/"
+let onAPIFloor = name.hasPrefix(apiFloor)
+let workloadName = onAPIFloor ? String(name.dropFirst(apiFloor.count)) : name
 let workloads =
-  name.hasPrefix(apiFloor)
-  ? schedulerWorkloads(schedulerFloor) : schedulerWorkloads(tempoScheduler)
+  onAPIFloor ? schedulerWorkloads(schedulerFloor) : schedulerWorkloads(tempoScheduler)
 let workload: (Int) -> Int
 if name == "floor" {
   workload = floorWorkload
-} else if let found = workloads.first(where: {
-  $0.key == (name.hasPrefix(apiFloor) ? String(name.dropFirst(apiFloor.count)) : name)
-})?.value {
+} else if let found = workloads.first(where: { $0.key == workloadName })?.value {
   workload = found
 } else {
   fatalError(

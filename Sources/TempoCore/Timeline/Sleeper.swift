@@ -3,15 +3,15 @@ import TempoExecutor
 
 /// One suspended sleep, resumed exactly once: by its wake-up or by cancellation.
 ///
-/// The test clock and the schedulers' `sleep` both use it:
+/// The test clock and the schedulers' `sleep` both use it; the clock's sleep on its timeline:
 ///
 /// ```swift
-/// let sleeper = Sleeper()
+/// let sleeper = timeline.makeSleeper()
 /// try await withTaskCancellationHandler {
 ///   try await withUnsafeThrowingContinuation { continuation in
 ///     guard sleeper.install(continuation) else { return }
 ///     let handle = timeline.schedule(after: deadline, interval: nil, at: location) {
-///       sleeper.resume()
+///       sleeper.wake()
 ///     }
 ///     sleeper.hold(handle)
 ///   }
