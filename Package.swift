@@ -2,12 +2,19 @@
 
 import PackageDescription
 
+// Where the test executor runs, written once: `@available(TempoTestExecutor, *)` in the code.
+// It needs the runtime's main-executor hooks, which first shipped with the Swift 6.1 runtime
+// (macOS 15.4, iOS and tvOS 18.4, watchOS 11.4, visionOS 2.4); earlier systems settle by the
+// fallback. Everything else needs only `Clock` and `Duration` (iOS 16), the minimums below.
+let testExecutorAvailability =
+  "AvailabilityMacro=TempoTestExecutor:macOS 15.4, iOS 18.4, tvOS 18.4, watchOS 11.4, visionOS 2.4"
+
 let package = Package(
   name: "Tempo",
   platforms: [
-    .iOS(.v15),
+    .iOS(.v16),
     .macOS(.v13),
-    .tvOS(.v15),
+    .tvOS(.v16),
     .watchOS(.v9),
   ],
   products: [
@@ -194,6 +201,7 @@ let package = Package(
 for target in package.targets {
   target.swiftSettings =
     (target.swiftSettings ?? []) + [
+      .enableExperimentalFeature(testExecutorAvailability),
       .enableUpcomingFeature("ExistentialAny"),
       .enableUpcomingFeature("InternalImportsByDefault"),
       .enableUpcomingFeature("MemberImportVisibility"),

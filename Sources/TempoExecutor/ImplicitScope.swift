@@ -27,13 +27,13 @@ package final class ImplicitScope: @unchecked Sendable {
   package init(name: String, lock: Lock = Lock()) {
     self.name = name
     self.lock = lock
-    if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+    if #available(TempoTestExecutor, *) {
       executor = Self.executorForCurrentTask()
     }
   }
 
   deinit {
-    if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *),
+    if #available(TempoTestExecutor, *),
       let executor = executor as? TestExecutor
     {
       executor.releaseLease()
@@ -43,7 +43,7 @@ package final class ImplicitScope: @unchecked Sendable {
   /// The executor an async advance of the owner waits on: the open `withTestExecutor` scope's,
   /// else this scope's, opened now for the advancing task if it has none (with a warning, at
   /// `location`, that earlier tasks were not seen). Nil where the runtime has no hooks.
-  @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+  @available(TempoTestExecutor, *)
   package func executorForDriving(at location: SourceLocation) -> TestExecutor? {
     if let scoped = TestExecutor.current, scoped.isOpen { return scoped }
     let (executor, warn, replaced) = lock.withLock { () -> (TestExecutor?, Bool, AnyObject?) in
@@ -74,7 +74,7 @@ package final class ImplicitScope: @unchecked Sendable {
 
   /// The executor of the current task, opened if it has none; nil outside a task or inside a
   /// `withTestExecutor` scope.
-  @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+  @available(TempoTestExecutor, *)
   private static func executorForCurrentTask() -> TestExecutor? {
     guard TestExecutor.isSupported, TestExecutor.currentTaskPointer != nil else { return nil }
     if let scoped = TestExecutor.current, scoped.isOpen { return nil }
@@ -89,7 +89,7 @@ package final class ImplicitScope: @unchecked Sendable {
 
 extension ImplicitScope {
   /// The executor this scope holds, if open.
-  @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+  @available(TempoTestExecutor, *)
   package var heldExecutor: TestExecutor? {
     lock.withLock { (executor as? TestExecutor).flatMap { $0.isOpen ? $0 : nil } }
   }

@@ -13,7 +13,7 @@ import Dispatch
 /// the job runs, the thread is marked as running that test's work (``RunningJob``), so what it
 /// starts belongs to the test too. Plain GCD blocks on the main queue are not jobs and are not
 /// counted.
-@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+@available(TempoTestExecutor, *)
 final class MainExecutor: SerialExecutor, @unchecked Sendable {
   // Invariant: no stored state. A job's bookkeeping travels with it (`Ticket`), and is touched
   // only on the main queue.

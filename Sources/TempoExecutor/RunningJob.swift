@@ -2,7 +2,7 @@
 
 /// Which test executor's job the current thread is running, and whose task that job is, kept in
 /// a per-thread slot.
-@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+@available(TempoTestExecutor, *)
 enum RunningJob {
   private struct Slot {
     var executor: Unmanaged<TestExecutor>?

@@ -16,7 +16,7 @@ import Dispatch
 ///
 /// When the last executor closes, what was there before is put back. Every job that belongs to
 /// no open executor goes where it was going, through the hook that was there before, if any.
-@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+@available(TempoTestExecutor, *)
 enum RuntimeHooks {
   typealias JobOriginal = @convention(thin) (UnownedJob) -> Void
   typealias JobHook = @convention(thin) (UnownedJob, JobOriginal) -> Void

@@ -3,7 +3,7 @@
 // Which tasks are a test's: the tasks an executor remembers, and the ones it admits when its
 // work wakes them.
 
-@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+@available(TempoTestExecutor, *)
 extension TestExecutor {
   /// Whether a job of `task`, made runnable by a job this executor runs (or by its task), is
   /// this test's: the running task itself, a task started since the executor opened, a task

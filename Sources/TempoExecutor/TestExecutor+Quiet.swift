@@ -5,7 +5,7 @@ import Dispatch
 // what its actions release on its own thread, and waits, off the executor, until nothing of the
 // test is queued or running, here or on the main actor.
 
-@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+@available(TempoTestExecutor, *)
 extension TestExecutor {
   // MARK: Waiting for quiet
 

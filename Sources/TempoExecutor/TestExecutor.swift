@@ -28,7 +28,7 @@ import Dispatch
 /// Nothing here owns a thread. A clock or scheduler that is advancing runs the jobs its actions
 /// release on its own thread (``runAndDrain(_:)``); any other job is run by a pump on a shared
 /// system thread. Executors of tests that run in parallel are independent.
-@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+@available(TempoTestExecutor, *)
 package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   // Invariant: `lock` guards `state`. Jobs are run, waiters resumed and pumps started only
   // after unlocking; `state` lets at most one job run at a time.
@@ -203,7 +203,7 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   }
 }
 
-@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+@available(TempoTestExecutor, *)
 extension TestExecutor {
   /// The open executor the current task belongs to, if any (for tests and diagnostics).
   package static var ofCurrentTask: TestExecutor? {

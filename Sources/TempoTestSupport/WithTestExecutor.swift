@@ -40,7 +40,7 @@ import TempoExecutor
 ///     wait for quiet then ends with a round trip through the main queue, repeated until it
 ///     finds nothing new. Main-actor tasks and hops are counted without it.
 ///   - operation: The test.
-@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+@available(TempoTestExecutor, *)
 public func withTestExecutor<Result>(
   isolation: isolated (any Actor)? = #isolation,
   includingMainQueueBlocks: Bool = false,

@@ -37,7 +37,7 @@ import Testing
   }
 
   @Test func aTaskAtTheAddressOfAnEndedMemberIsNoMember() async {
-    guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) else {
+    guard #available(TempoTestExecutor, *) else {
       return
     }
     let executor = TestExecutor()

@@ -38,7 +38,7 @@ package final class Sleeper: @unchecked Sendable {
   /// Stores the continuation; answers false (after resuming it with `CancellationError`) if the
   /// sleep was already cancelled, in which case nothing should be scheduled.
   package func install(_ continuation: UnsafeContinuation<Void, any Error>) -> Bool {
-    if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+    if #available(TempoTestExecutor, *) {
       TestExecutor.noteCurrentTask()
     }
     let cancelled = lock.withLock {
