@@ -2,12 +2,12 @@
 
 import PackageDescription
 
-// Where the test executor runs, written once: `@available(TempoTestExecutor, *)` in the code.
+// Where the test executor runs, written once: `@available(TempoTestExecutor 1.0, *)` in the code.
 // It needs the runtime's main-executor hooks, which first shipped with the Swift 6.1 runtime
 // (macOS 15.4, iOS and tvOS 18.4, watchOS 11.4, visionOS 2.4); earlier systems settle by the
 // fallback. Everything else needs only `Clock` and `Duration` (iOS 16), the minimums below.
 let testExecutorAvailability =
-  "AvailabilityMacro=TempoTestExecutor:macOS 15.4, iOS 18.4, tvOS 18.4, watchOS 11.4, visionOS 2.4"
+  "AvailabilityMacro=TempoTestExecutor 1.0:macOS 15.4, iOS 18.4, tvOS 18.4, watchOS 11.4, visionOS 2.4"
 
 let package = Package(
   name: "Tempo",

@@ -2,8 +2,9 @@
 /// and no side effects. Each event returns what the executor must do afterwards (start a pump,
 /// resume waiters), which it does after unlocking.
 ///
-/// Quiet means: no job of the test is queued or running here, and none of its main-actor jobs
-/// is queued or running on the main queue.
+/// Quiet means: no job of the test is queued or running here, none of its main-actor jobs is
+/// queued or running on the main queue, and none of the jobs its adopted tasks sent out before
+/// the executor opened (see ``TaskLineage``) is still on its way.
 ///
 /// Who runs the queue: whenever a job is queued, either a driver is draining it (a clock or
 /// scheduler that is advancing runs the jobs its actions release on its own thread) or a pump
@@ -38,6 +39,9 @@ struct ExecutorQueue<Job> {
   private(set) var accepted = 0
   /// Main-actor jobs of this test queued or running on the main queue.
   private(set) var mainJobs = 0
+  /// Jobs of this test queued or running outside it: sent out by tasks it adopted before it
+  /// opened (``TaskLineage``).
+  private(set) var outsideJobs = 0
   /// Tasks waiting for quiet: their own jobs never run here while they wait. (Usually one.)
   private var drivers: [UnsafeRawPointer] = []
 
@@ -49,7 +53,9 @@ struct ExecutorQueue<Job> {
   /// How many clocks, schedulers and timelines hold the executor open (``ImplicitScope``).
   private var leases = 0
 
-  var isQuiet: Bool { head == jobs.count && !isRunningJob && mainJobs == 0 }
+  var isQuiet: Bool {
+    head == jobs.count && !isRunningJob && mainJobs == 0 && outsideJobs == 0
+  }
 
   // MARK: Jobs arriving
 
@@ -78,6 +84,28 @@ struct ExecutorQueue<Job> {
   /// A main-actor job of this test has run; returns the waiters it releases.
   mutating func mainJobFinished() -> [(UnsafeContinuation<Bool, Never>, Bool)] {
     mainJobs -= 1
+    jobsRun += 1
+    return releasedWaiters()
+  }
+
+  /// `count` jobs of tasks the executor adopts are on their way outside it.
+  mutating func addOutsideJobs(_ count: Int) {
+    outsideJobs += count
+  }
+
+  /// A job of `task`, adopted, left for outside the executor: counted (true) unless closed or
+  /// the task is waiting for quiet.
+  mutating func outsideJobLeft(task: UnsafeRawPointer) -> Bool {
+    guard !isClosed, !drivers.contains(task) else { return false }
+    outsideJobs += 1
+    return true
+  }
+
+  /// A job counted by ``addOutsideJobs(_:)`` or ``outsideJobLeft(task:)`` has run; returns the
+  /// waiters it releases.
+  mutating func outsideJobFinished() -> [(UnsafeContinuation<Bool, Never>, Bool)] {
+    precondition(outsideJobs > 0, "an outside job finished that was never counted")
+    outsideJobs -= 1
     jobsRun += 1
     return releasedWaiters()
   }

@@ -8,73 +8,75 @@
 /// starts from then on belong to it. The executor closes when the last clock, scheduler or
 /// timeline that holds it goes away.
 ///
-/// A clock created outside any task (in an XCTest property or a synchronous `setUp`) cannot know
-/// the test's task until its first async advance: the executor opens then, for the advancing
-/// task, and tasks started before that advance are not seen. That advance reports a warning
-/// once, with the fix.
+/// A clock created outside any task (an XCTest property, a synchronous `setUp`) learns the
+/// test's task at its first async advance. Until then it watches (``TaskLineage``): the jobs
+/// that no executor takes are seen on their way, and who started whom is recorded. The advance
+/// opens an executor for the advancing task that adopts every task it started, and waits for
+/// their jobs still on their way, so the advance is exact. An advance from a task the executor
+/// has not met (the next test, advancing a clock that outlives the previous one) does the same
+/// for its own task.
 package final class ImplicitScope: @unchecked Sendable {
-  // Invariant: `lock` guards `executor` and `hasWarned`; the executor's lease is released after
-  // unlocking (in `deinit`, nothing else can reach the scope). The lock may be the owning
-  // timeline's: the scope is never called with it held.
+  // Invariant: `lock` guards `executor`; the executor's lease is released after unlocking (in
+  // `deinit`, nothing else can reach the scope). The lock may be the owning timeline's: the
+  // scope is never called with it held.
   private let lock: Lock
   /// The executor this scope holds open (a `TestExecutor`; untyped for older systems).
   private var executor: AnyObject?
-  private var hasWarned = false
-  private let name: String
+  /// Whether the scope was made outside any task, and watches for the tasks of its test.
+  private let isWatching: Bool
 
   /// Opens or joins the current task's executor, unless a `withTestExecutor` scope is open;
-  /// guards its state with `lock` (a new one, or its owner's).
-  package init(name: String, lock: Lock = Lock()) {
-    self.name = name
+  /// outside any task, starts watching for the test's tasks. Guards its state with `lock` (a
+  /// new one, or its owner's).
+  package init(lock: Lock = Lock()) {
     self.lock = lock
-    if #available(TempoTestExecutor, *) {
-      executor = Self.executorForCurrentTask()
+    if #available(TempoTestExecutor 1.0, *), TestExecutor.isSupported {
+      let outsideAnyTask = TestExecutor.currentTaskPointer == nil
+      isWatching = outsideAnyTask
+      if outsideAnyTask {
+        TaskLineage.watch()
+      } else {
+        executor = Self.executorForCurrentTask()
+      }
+    } else {
+      isWatching = false
     }
   }
 
   deinit {
-    if #available(TempoTestExecutor, *),
-      let executor = executor as? TestExecutor
-    {
-      executor.releaseLease()
+    if #available(TempoTestExecutor 1.0, *) {
+      (executor as? TestExecutor)?.releaseLease()
+      if isWatching { TaskLineage.unwatch() }
     }
   }
 
   /// The executor an async advance of the owner waits on: the open `withTestExecutor` scope's,
-  /// else this scope's, opened now for the advancing task if it has none (with a warning, at
-  /// `location`, that earlier tasks were not seen). Nil where the runtime has no hooks.
-  @available(TempoTestExecutor, *)
+  /// else this scope's (for a scope made outside any task, the one of the advancing task, which
+  /// adopts the tasks it started). Nil where the runtime has no hooks.
+  @available(TempoTestExecutor 1.0, *)
   package func executorForDriving(at location: SourceLocation) -> TestExecutor? {
     if let scoped = TestExecutor.current, scoped.isOpen { return scoped }
-    let (executor, warn, replaced) = lock.withLock { () -> (TestExecutor?, Bool, AnyObject?) in
-      if let held = self.executor as? TestExecutor, held.isOpen { return (held, false, nil) }
-      guard TestExecutor.isSupported, let opened = Self.executorForCurrentTask() else {
-        return (nil, false, nil)
+    let (executor, replaced) = lock.withLock { () -> (TestExecutor?, TestExecutor?) in
+      let held = self.executor as? TestExecutor
+      if let held, held.isOpen, !isWatching || RuntimeHooks.executorThatMetCurrentTask() === held {
+        return (held, nil)
       }
-      let replaced = self.executor
+      guard let current = TestExecutor.currentTaskPointer,
+        let opened = Self.executorForCurrentTask()
+      else { return (nil, nil) }
+      if isWatching { TaskLineage.adopt(descendantsOf: TaskRef(current), by: opened) }
       self.executor = opened
-      defer { hasWarned = true }
-      return (opened, !hasWarned, replaced)
+      return (opened, held)
     }
-    // A closed executor this scope held is released after unlocking.
-    withExtendedLifetime(replaced) {}
-    if warn {
-      location.report(
-        """
-        This \(name) was created outside a task, so its first async advance could not see the \
-        tasks the test started before it, and may have run ahead of them. Create the \(name) \
-        inside the test function, or run the test inside withTestExecutor { } or with the \
-        .testExecutor trait (TempoTestSupport).
-        """,
-        asWarning: true
-      )
-    }
+    // The lease on the executor this scope held (closed, or the previous test's) is let go
+    // after unlocking.
+    replaced?.releaseLease()
     return executor
   }
 
-  /// The executor of the current task, opened if it has none; nil outside a task or inside a
-  /// `withTestExecutor` scope.
-  @available(TempoTestExecutor, *)
+  /// The executor of the current task, opened if it has none, with a lease for this scope;
+  /// nil outside a task or inside a `withTestExecutor` scope.
+  @available(TempoTestExecutor 1.0, *)
   private static func executorForCurrentTask() -> TestExecutor? {
     guard TestExecutor.isSupported, TestExecutor.currentTaskPointer != nil else { return nil }
     if let scoped = TestExecutor.current, scoped.isOpen { return nil }
@@ -89,7 +91,7 @@ package final class ImplicitScope: @unchecked Sendable {
 
 extension ImplicitScope {
   /// The executor this scope holds, if open.
-  @available(TempoTestExecutor, *)
+  @available(TempoTestExecutor 1.0, *)
   package var heldExecutor: TestExecutor? {
     lock.withLock { (executor as? TestExecutor).flatMap { $0.isOpen ? $0 : nil } }
   }

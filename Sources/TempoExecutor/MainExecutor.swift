@@ -13,7 +13,7 @@ import Dispatch
 /// the job runs, the thread is marked as running that test's work (``RunningJob``), so what it
 /// starts belongs to the test too. Plain GCD blocks on the main queue are not jobs and are not
 /// counted.
-@available(TempoTestExecutor, *)
+@available(TempoTestExecutor 1.0, *)
 final class MainExecutor: SerialExecutor, @unchecked Sendable {
   // Invariant: no stored state. A job's bookkeeping travels with it (`Ticket`), and is touched
   // only on the main queue.
@@ -45,6 +45,8 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
   func enqueue(_ job: UnownedJob) {
     let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
     let owner = RuntimeHooks.firstCandidate(forJob: task) { $0.acceptMainJob(task: task) }
+    // A job of no test is counted for its task while a clock made outside any task watches.
+    let outside = owner == nil ? TaskLineage.leaves(job) : nil
     let ticket = Ticket(owner: owner, task: task)
     DispatchQueue.main.async {
       let previous = Self.running
@@ -54,6 +56,7 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
       }
       Self.running = previous
       if ticket.isCounted { owner?.mainJobFinished() }
+      if let outside { TaskLineage.finished(outside) }
     }
   }
 

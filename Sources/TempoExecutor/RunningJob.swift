@@ -2,7 +2,7 @@
 
 /// Which test executor's job the current thread is running, and whose task that job is, kept in
 /// a per-thread slot.
-@available(TempoTestExecutor, *)
+@available(TempoTestExecutor 1.0, *)
 enum RunningJob {
   private struct Slot {
     var executor: Unmanaged<TestExecutor>?

@@ -16,7 +16,7 @@ import Dispatch
 ///
 /// When the last executor closes, what was there before is put back. Every job that belongs to
 /// no open executor goes where it was going, through the hook that was there before, if any.
-@available(TempoTestExecutor, *)
+@available(TempoTestExecutor 1.0, *)
 enum RuntimeHooks {
   typealias JobOriginal = @convention(thin) (UnownedJob) -> Void
   typealias JobHook = @convention(thin) (UnownedJob, JobOriginal) -> Void
@@ -44,6 +44,9 @@ enum RuntimeHooks {
   private struct State: @unchecked Sendable {
     // Invariant: only read or written under `RuntimeHooks.lock`.
     var open: [ObjectIdentifier: TestExecutor] = [:]
+    /// How many clocks, schedulers and timelines made outside any task watch for their test
+    /// (``TaskLineage``).
+    var watchers = 0
     /// The tasks each open executor has met, by address, with the task's ID: an entry whose ID
     /// differs from the task's now at that address belongs to an ended task, and says nothing.
     var members: [UnsafeRawPointer: Member] = [:]
@@ -90,57 +93,86 @@ enum RuntimeHooks {
   /// Whether this runtime exposes the hooks; without them a test executor cannot see any job.
   static var areAvailable: Bool { slots != nil }
 
-  /// `executor` opens: installs the hooks if it is the first open one.
+  /// `executor` opens: installs the hooks if nothing needed them before.
   static func open(_ executor: TestExecutor) {
     guard let slots else { return }
     _ = mainQueueKey
     lock.withLock {
-      if state.open.isEmpty {
-        state.previous = Previous(
-          global: slots.global.pointee, enqueueMain: slots.enqueueMain.pointee,
-          getMain: slots.getMain.pointee, isMain: slots.isMain.pointee)
-        slots.global.pointee = routeGlobal
-        slots.enqueueMain.pointee = routeMainEnqueue
-        slots.isMain.pointee = isMain
-        slots.getMain.pointee = getMain
-      }
+      if state.open.isEmpty, state.watchers == 0 { install(slots) }
       state.open[ObjectIdentifier(executor)] = executor
     }
   }
 
-  /// `executor` closes: forgets its tasks, and puts back the previous hooks if it was the last
-  /// open one (unless someone replaced Tempo's in the meantime: theirs are left alone).
+  /// `executor` closes: forgets its tasks, and puts back the previous hooks if nothing needs
+  /// them any more.
   static func close(_ executor: TestExecutor) {
     guard let slots else { return }
     let forgotten = lock.withLock { () -> [UnsafeRawPointer: Member] in
       guard state.open.removeValue(forKey: ObjectIdentifier(executor)) != nil else { return [:] }
       let members = state.members
       state.members = members.filter { $0.value.executor !== executor }
-      if state.open.isEmpty {
-        if isTempos(slots.global.pointee, routeGlobal) {
-          slots.global.pointee = state.previous.global
-        }
-        if isTempos(slots.enqueueMain.pointee, routeMainEnqueue) {
-          slots.enqueueMain.pointee = state.previous.enqueueMain
-        }
-        if isTempos(slots.getMain.pointee, getMain) {
-          slots.getMain.pointee = state.previous.getMain
-        }
-        if isTempos(slots.isMain.pointee, isMain) { slots.isMain.pointee = state.previous.isMain }
-        state.previous = Previous()
-      }
+      if state.open.isEmpty, state.watchers == 0 { restore(slots) }
       return members
     }
     // The executors are released after unlocking.
     withExtendedLifetime(forgotten) {}
   }
 
-  /// Remembers `task` as one of `executor`'s.
-  static func note(_ task: UnsafeRawPointer, memberOf executor: TestExecutor) {
-    let member = Member(executor: executor, taskID: JobIdentity.taskID(task))
+  /// A clock, scheduler or timeline made outside any task starts watching for its test: the
+  /// hooks stay installed while it does, so that the jobs of the tasks the test starts before
+  /// its first advance are seen (``TaskLineage``).
+  static func watch() {
+    guard let slots else { return }
+    _ = mainQueueKey
+    lock.withLock {
+      if state.open.isEmpty, state.watchers == 0 { install(slots) }
+      state.watchers += 1
+    }
+  }
+
+  /// It stops watching.
+  static func unwatch() {
+    guard let slots else { return }
+    lock.withLock {
+      state.watchers -= 1
+      if state.open.isEmpty, state.watchers == 0 { restore(slots) }
+    }
+  }
+
+  /// Installs Tempo's hooks, remembering what was there. Call under `lock`.
+  private static func install(_ slots: Slots) {
+    state.previous = Previous(
+      global: slots.global.pointee, enqueueMain: slots.enqueueMain.pointee,
+      getMain: slots.getMain.pointee, isMain: slots.isMain.pointee)
+    slots.global.pointee = routeGlobal
+    slots.enqueueMain.pointee = routeMainEnqueue
+    slots.isMain.pointee = isMain
+    slots.getMain.pointee = getMain
+  }
+
+  /// Puts back the hooks that were there before (unless someone replaced Tempo's in the
+  /// meantime: theirs are left alone). Call under `lock`.
+  private static func restore(_ slots: Slots) {
+    if isTempos(slots.global.pointee, routeGlobal) {
+      slots.global.pointee = state.previous.global
+    }
+    if isTempos(slots.enqueueMain.pointee, routeMainEnqueue) {
+      slots.enqueueMain.pointee = state.previous.enqueueMain
+    }
+    if isTempos(slots.getMain.pointee, getMain) {
+      slots.getMain.pointee = state.previous.getMain
+    }
+    if isTempos(slots.isMain.pointee, isMain) { slots.isMain.pointee = state.previous.isMain }
+    state.previous = Previous()
+  }
+
+  /// Remembers `task` as one of `executor`'s. (The task's ID is read by the caller, while the
+  /// task is known to be alive: once its job is queued, another thread may run it to its end.)
+  static func note(_ task: TaskRef, memberOf executor: TestExecutor) {
+    let member = Member(executor: executor, taskID: task.id)
     let replaced = lock.withLock { () -> Member? in
       guard state.open[ObjectIdentifier(executor)] != nil else { return nil }
-      return state.members.updateValue(member, forKey: task)
+      return state.members.updateValue(member, forKey: task.address)
     }
     withExtendedLifetime(replaced) {}
   }
@@ -181,7 +213,9 @@ enum RuntimeHooks {
     }
     let running = RunningJob.executor
     if let running, running !== scoped, admits(running), takes(running) { return running }
-    let current = TestExecutor.currentTaskPointer
+    // The runtime lets go of a task before it enqueues what the task leaves for (an actor's
+    // processing job); the thread still runs the task's job then.
+    let current = TestExecutor.currentTaskPointer ?? RunningJob.current.task
     let (byCurrent, byJob) = lock.withLock {
       (current.flatMap { member(of: $0) }, taskJob.flatMap { member(of: $0) })
     }
@@ -232,6 +266,7 @@ enum RuntimeHooks {
   private static let routeGlobal: JobHook = { job, original in
     let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
     if firstCandidate(forJob: task, { $0.accept(job) }) != nil { return }
+    if TaskLineage.relay(job) { return }
     if let previous = lock.withLock({ state.previous.global }) {
       previous(job, original)
     } else {

@@ -3,7 +3,7 @@
 // Which tasks are a test's: the tasks an executor remembers, and the ones it admits when its
 // work wakes them.
 
-@available(TempoTestExecutor, *)
+@available(TempoTestExecutor 1.0, *)
 extension TestExecutor {
   /// Whether a job of `task`, made runnable by a job this executor runs (or by its task), is
   /// this test's: the running task itself, a task started since the executor opened, a task
@@ -44,7 +44,7 @@ extension TestExecutor {
     guard let task = currentTaskPointer,
       !executor.lock.withLock({ executor.state.isDriver(task) })
     else { return }
-    RuntimeHooks.note(task, memberOf: executor)
+    RuntimeHooks.note(TaskRef(task), memberOf: executor)
   }
 
   /// The current task, as the runtime's job pointer.

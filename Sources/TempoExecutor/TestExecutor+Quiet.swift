@@ -5,7 +5,7 @@ import Dispatch
 // what its actions release on its own thread, and waits, off the executor, until nothing of the
 // test is queued or running, here or on the main actor.
 
-@available(TempoTestExecutor, *)
+@available(TempoTestExecutor 1.0, *)
 extension TestExecutor {
   // MARK: Waiting for quiet
 
@@ -56,11 +56,15 @@ extension TestExecutor {
   package func rejoin() async {
     guard let task = Self.currentTaskPointer else { return }
     lock.withLock { state.endDriving(task) }
-    RuntimeHooks.note(task, memberOf: self)
+    RuntimeHooks.note(TaskRef(task), memberOf: self)
     // `Task.yield()` may return without leaving the thread, and so may a continuation
     // resumed before the task has finished suspending; a switch to a task executor always
     // enqueues on it.
-    if isOpen { await withTaskExecutorPreference(self) {} }
+    // The runtime holds a preference unowned: the executor is kept alive for as long as the
+    // preference stands (see "Lifetimes" in TestExecutor.swift).
+    guard isOpen else { return }
+    defer { withExtendedLifetime(self) {} }
+    await withTaskExecutorPreference(self) {}
   }
 
   /// Runs `action`, an action of a clock or scheduler that is advancing, then on the same

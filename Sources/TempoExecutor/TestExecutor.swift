@@ -28,7 +28,25 @@ import Dispatch
 /// Nothing here owns a thread. A clock or scheduler that is advancing runs the jobs its actions
 /// release on its own thread (``runAndDrain(_:)``); any other job is run by a pump on a shared
 /// system thread. Executors of tests that run in parallel are independent.
-@available(TempoTestExecutor, *)
+///
+/// ## Lifetimes
+///
+/// The runtime holds an executor unowned wherever it keeps one: as the task executor of a job
+/// running on it, and as a task's executor preference. So the executor is reachable by the
+/// runtime only while someone who owns it is there too:
+/// - a job runs with this executor as its task executor only inside ``run(_:)``, called by a pump
+///   (its closure owns the executor) or by a driver (whose caller owns it);
+/// - a preference stands only inside ``rejoin()``, which keeps the executor alive until the
+///   preference is popped;
+/// - a job that arrives after closing is never run inside the runtime's enqueue: it goes to a
+///   system thread with no task executor (a job run there would keep running the test's code
+///   with an executor nothing owns);
+/// - nothing reads a job after handing it on (to the queue, a pump or another executor): a job
+///   that has run may be freed, and so may a task that has ended. What routing needs of a job
+///   (its kind, its task's ID) is read before.
+/// The thread slot (``RunningJob``) and ``MainExecutor``'s tickets name an executor only for the
+/// length of a run that owns it.
+@available(TempoTestExecutor 1.0, *)
 package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   // Invariant: `lock` guards `state`. Jobs are run, waiters resumed and pumps started only
   // after unlocking; `state` lets at most one job run at a time.
@@ -91,13 +109,16 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// Queues `job`, if this executor is open and the job is not a driver's; answers false
   /// otherwise.
   func accept(_ job: UnownedJob) -> Bool {
-    let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
-    let (accepted, wake) = lock.withLock { state.enqueue(job, task: task) }
+    let pointer = unsafeBitCast(job, to: UnsafeRawPointer.self)
+    // Read before the job is queued: from then on another thread may run it, and a job that has
+    // run may be freed (an actor's processing job frees itself, a task may end).
+    let task = JobIdentity.isTask(pointer) ? TaskRef(pointer) : nil
+    let (accepted, wake) = lock.withLock { state.enqueue(job, task: pointer) }
     guard accepted else { return false }
     // Remembered every time, not only the first: another test may have met a task at the same
     // address since, the memory of an ended task being reused. A task that enqueues itself from
     // a job this executor runs for it (a hop, a yield) was remembered when that job came here.
-    if JobIdentity.isTask(task), !isRunningJob(of: task) {
+    if let task, !isRunningJob(of: task.address) {
       RuntimeHooks.note(task, memberOf: self)
     }
     start(wake)
@@ -108,7 +129,8 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// (closed, or the task is a driver's).
   func acceptMainJob(task: UnsafeRawPointer) -> Bool {
     let accepted = lock.withLock { state.mainJobQueued(task: task) }
-    if accepted, JobIdentity.isTask(task) { RuntimeHooks.note(task, memberOf: self) }
+    // The job is not on the main queue yet: the task is alive.
+    if accepted, JobIdentity.isTask(task) { RuntimeHooks.note(TaskRef(task), memberOf: self) }
     return accepted
   }
 
@@ -122,9 +144,29 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   package func enqueue(_ job: consuming ExecutorJob) {
     let job = UnownedJob(job)
     if !accept(job) {
-      // Closed: nothing will run it here any more, so it runs where unpreferred jobs run.
-      job.runSynchronously(on: asUnownedTaskExecutor())
+      // Closed: nothing will run it here any more, so it runs where unpreferred jobs run, on
+      // another thread and with no task executor. (Run here, inside the runtime's enqueue and
+      // with this executor as its task executor, it would go on running the test's code with
+      // an executor that nothing keeps alive.)
+      TaskLineage.runOnSystemThread(job)
     }
+  }
+
+  /// `count` jobs of the tasks this executor adopts are on their way outside it
+  /// (``TaskLineage``).
+  func addOutsideJobs(_ count: Int) {
+    lock.withLock { state.addOutsideJobs(count) }
+  }
+
+  /// A job of `task`, which this executor adopted, left for outside it; false if not counted.
+  func countOutsideJob(of task: UnsafeRawPointer) -> Bool {
+    lock.withLock { state.outsideJobLeft(task: task) }
+  }
+
+  /// A counted outside job has run.
+  func outsideJobFinished() {
+    let released = lock.withLock { state.outsideJobFinished() }
+    for (continuation, quiet) in released { continuation.resume(returning: quiet) }
   }
 
   // MARK: Leases
@@ -135,8 +177,7 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// A holder lets go; the last one closes the executor.
   func releaseLease() {
     guard let wake = lock.withLock({ state.releaseLease() }) else { return }
-    RuntimeHooks.close(self)
-    start(wake)
+    hasClosed(wake)
   }
 
   // MARK: Running jobs
@@ -197,13 +238,20 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// runs those still queued.
   package func close() {
     let wake = lock.withLock { state.close() }
-    RuntimeHooks.close(self)
     if let outer, outer.isOpen { Self.noteCurrentTask(in: outer) }
+    hasClosed(wake)
+  }
+
+  /// The executor has closed: the hooks and the lineage forget it, and what is still queued
+  /// runs.
+  private func hasClosed(_ wake: ExecutorQueue<UnownedJob>.Wake) {
+    RuntimeHooks.close(self)
+    TaskLineage.forget(self)
     start(wake)
   }
 }
 
-@available(TempoTestExecutor, *)
+@available(TempoTestExecutor 1.0, *)
 extension TestExecutor {
   /// The open executor the current task belongs to, if any (for tests and diagnostics).
   package static var ofCurrentTask: TestExecutor? {

@@ -12,7 +12,7 @@ public import Testing
 ///   #expect(model.message == "Welcome!")
 /// }
 /// ```
-@available(TempoTestExecutor, *)
+@available(TempoTestExecutor 1.0, *)
 public struct TestExecutorTrait: TestTrait, SuiteTrait, TestScoping {
   /// Applied to a suite, the trait applies to every test in it.
   public var isRecursive: Bool { true }
@@ -28,7 +28,7 @@ public struct TestExecutorTrait: TestTrait, SuiteTrait, TestScoping {
   }
 }
 
-@available(TempoTestExecutor, *)
+@available(TempoTestExecutor 1.0, *)
 extension Trait where Self == TestExecutorTrait {
   /// Runs the test, or each test of the suite, on its own test executor (see
   /// ``withTestExecutor(isolation:includingMainQueueBlocks:_:)``).

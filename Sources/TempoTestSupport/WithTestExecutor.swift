@@ -40,7 +40,7 @@ import TempoExecutor
 ///     wait for quiet then ends with a round trip through the main queue, repeated until it
 ///     finds nothing new. Main-actor tasks and hops are counted without it.
 ///   - operation: The test.
-@available(TempoTestExecutor, *)
+@available(TempoTestExecutor 1.0, *)
 public func withTestExecutor<Result>(
   isolation: isolated (any Actor)? = #isolation,
   includingMainQueueBlocks: Bool = false,

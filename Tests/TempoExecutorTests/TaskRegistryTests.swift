@@ -37,13 +37,13 @@ import Testing
   }
 
   @Test func aTaskAtTheAddressOfAnEndedMemberIsNoMember() async {
-    guard #available(TempoTestExecutor, *) else {
+    guard #available(TempoTestExecutor 1.0, *) else {
       return
     }
     let executor = TestExecutor()
     defer { executor.close() }
     let task = FakeTask(id: 7)
-    RuntimeHooks.note(task.pointer, memberOf: executor)
+    RuntimeHooks.note(TaskRef(task.pointer), memberOf: executor)
     #expect(RuntimeHooks.executorThatMet(task: task.pointer) === executor)
     task.id = 8  // the task ended, and a new one lives at its address
     #expect(RuntimeHooks.executorThatMet(task: task.pointer) == nil)

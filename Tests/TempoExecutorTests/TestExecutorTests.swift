@@ -39,6 +39,22 @@ import Testing
     }
     #expect(failures == [], "\(name)")
   }
+
+  /// The same with the clock made outside any task, as an XCTest property is, and advanced from
+  /// the test's task: exact, and with no issue reported.
+  @Test(arguments: AsyncScenario.all.map(\.name))
+  func scenarioPassesEveryTimeWithTheClockMadeOutsideATask(_ name: String) async {
+    let scenario = AsyncScenario.all.first { $0.name == name }!
+    if let only = ProcessInfo.processInfo.environment["TEMPO_SCENARIO"], only != name { return }
+    var failures: [String] = []
+    let issues = await countingIssues {
+      for _ in 0..<Self.repetitions {
+        failures += await runOnTestClock(scenario, clock: clockMadeOutsideATask())
+      }
+    }
+    #expect(failures == [], "\(name)")
+    #expect(issues == [], "\(name)")
+  }
 }
 
 /// Runs one scenario on a fresh test clock inside a test executor.
@@ -46,9 +62,10 @@ func runOnTestExecutor(_ scenario: AsyncScenario) async -> [String] {
   await withTestExecutor { await runOnTestClock(scenario) }
 }
 
-/// Runs one scenario on a fresh test clock created in the current task.
-func runOnTestClock(_ scenario: AsyncScenario) async -> [String] {
-  let clock = TestClock()
+/// Runs one scenario on a fresh test clock (created in the current task unless given).
+func runOnTestClock(
+  _ scenario: AsyncScenario, clock: TestClock<Duration> = TestClock()
+) async -> [String] {
   let start = clock.now
   let scenarioClock = ScenarioClock(
     clock: clock,
@@ -192,18 +209,63 @@ func clockMadeOutsideATask() async -> TestClock<Duration> {
     }
   }
 
-  /// A clock made outside any task learns the test's task only at its first async advance:
-  /// that advance says so once, with the fix, and still advances.
-  @Test func aClockMadeOutsideATaskWarnsOnceAtItsFirstAsyncAdvance() async {
-    let clock = await clockMadeOutsideATask()
-    let messages = await countingIssues {
-      await clock.advance(by: .seconds(1))
-      await clock.advance(by: .seconds(1))
+  /// A clock made outside any task learns the test's task at its first async advance, which
+  /// adopts the tasks the test started before it, even one whose first job has not run yet.
+  @Test func aClockMadeOutsideATaskSeesTheTasksStartedBeforeItsFirstAdvance() async {
+    for _ in 0..<100 {
+      let clock = await clockMadeOutsideATask()
+      let messages = await countingIssues {
+        let woke = Log<String>()
+        Task {
+          Task {
+            try? await clock.sleep(for: .seconds(1))
+            woke.append("grandchild")
+          }
+          try? await clock.sleep(for: .seconds(2))
+          woke.append("child")
+        }
+        await clock.advance(by: .seconds(1))
+        #expect(woke.values == ["grandchild"])
+        await clock.advance(by: .seconds(1))
+        #expect(woke.values == ["grandchild", "child"])
+      }
+      #expect(messages == [])
+      #expect(clock.now == .init(offset: .seconds(2)))
     }
-    #expect(messages.count == 1)
-    #expect(messages.first?.contains("created outside a task") == true)
-    #expect(messages.first?.contains("withTestExecutor") == true)
-    #expect(clock.now == .init(offset: .seconds(2)))
+  }
+
+  /// A clock made outside any task and advanced by one test after another (a clock that
+  /// outlives its test): each advancing task gets its own executor, with its own tasks.
+  @Test func aClockMadeOutsideATaskFollowsEachTestThatAdvancesIt() async {
+    let clock = await clockMadeOutsideATask()
+    for test in 0..<20 {
+      let run = Task { () -> [String] in
+        let woke = Log<String>()
+        Task {
+          try? await clock.sleep(for: .seconds(1))
+          woke.append("woke \(test)")
+        }
+        await clock.advance(by: .seconds(1))
+        return woke.values
+      }
+      #expect(await run.value == ["woke \(test)"])
+    }
+  }
+
+  /// Main-actor tasks started by a main-actor test before the first advance of a clock made
+  /// outside any task are seen too.
+  @MainActor
+  @Test func mainActorTasksStartedBeforeTheFirstAdvanceAreSeen() async {
+    for _ in 0..<100 {
+      let clock = await clockMadeOutsideATask()
+      var message: String?
+      Task {
+        try? await clock.sleep(for: .seconds(1))
+        message = "Welcome!"
+      }
+      await clock.advance(by: .seconds(1))
+      #expect(message == "Welcome!")
+    }
   }
 
   @Test func aClockMadeOutsideATaskIsExactInsideAScope() async {

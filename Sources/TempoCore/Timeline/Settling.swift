@@ -23,7 +23,7 @@ package enum Settling {
   package static func settle(
     _ wakeUps: WakeUps? = nil, scope: ImplicitScope? = nil, at location: SourceLocation
   ) async {
-    if #available(TempoTestExecutor, *),
+    if #available(TempoTestExecutor 1.0, *),
       let executor = executor(scope, at: location)
     {
       await executor.settle(at: location)
@@ -53,7 +53,7 @@ package enum Settling {
     }
   }
 
-  @available(TempoTestExecutor, *)
+  @available(TempoTestExecutor 1.0, *)
   private static func executor(
     _ scope: ImplicitScope?, at location: SourceLocation
   ) -> TestExecutor? {
@@ -75,7 +75,7 @@ extension Settling {
     _ takeNext: () -> (() -> Void)?
   ) async -> Int {
     var remaining = budget
-    if #available(TempoTestExecutor, *),
+    if #available(TempoTestExecutor 1.0, *),
       let executor = executor(scope, at: location)
     {
       // The jobs an action releases run right after it, on this thread.
@@ -99,7 +99,7 @@ extension Settling {
   /// Called when an async advance or check is done settling: on a test executor, the caller
   /// goes back to running there (see ``TestExecutor/rejoin()``).
   package static func rejoin(scope: ImplicitScope? = nil) async {
-    if #available(TempoTestExecutor, *), !usesProbesOnly {
+    if #available(TempoTestExecutor 1.0, *), !usesProbesOnly {
       let executor: TestExecutor?
       if let scoped = TestExecutor.current, scoped.isOpen {
         executor = scoped

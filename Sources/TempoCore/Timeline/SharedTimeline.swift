@@ -39,7 +39,7 @@ package final class SharedTimeline: @unchecked Sendable {
 
   /// The test executor its async advances wait on when no `withTestExecutor` scope is open;
   /// its members share it.
-  package let scope = ImplicitScope(name: "TestTimeline")
+  package let scope = ImplicitScope()
 
   package init() {}
 

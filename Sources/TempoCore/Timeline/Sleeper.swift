@@ -38,7 +38,7 @@ package final class Sleeper: @unchecked Sendable {
   /// Stores the continuation; answers false (after resuming it with `CancellationError`) if the
   /// sleep was already cancelled, in which case nothing should be scheduled.
   package func install(_ continuation: UnsafeContinuation<Void, any Error>) -> Bool {
-    if #available(TempoTestExecutor, *) {
+    if #available(TempoTestExecutor 1.0, *) {
       TestExecutor.noteCurrentTask()
     }
     let cancelled = lock.withLock {

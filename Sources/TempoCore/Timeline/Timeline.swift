@@ -99,7 +99,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     self.handleType = Handle.self
     // The scope and the wake-up count borrow the timeline's lock: neither is ever called with
     // it held, and each saves the two allocations of a lock of its own.
-    self.scope = ImplicitScope(name: name, lock: lock)
+    self.scope = ImplicitScope(lock: lock)
     self.wakeUps = WakeUps(lock: lock)
   }
 

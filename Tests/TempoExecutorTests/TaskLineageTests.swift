@@ -1,0 +1,109 @@
+import TempoExecutor
+import Testing
+
+/// The rules of ``LineageState``: who started whom, and which jobs of an adopted task its
+/// executor waits for.
+@Suite struct TaskLineageTests {
+  final class Owner {}
+
+  /// Task addresses are only identities here: nothing reads through them.
+  static func task(_ address: Int, id: UInt32) -> TaskRef {
+    TaskRef(address: UnsafeRawPointer(bitPattern: address)!, id: id)
+  }
+
+  let test = task(0x100, id: 10)
+  let child = task(0x200, id: 11)
+  let grandchild = task(0x300, id: 12)
+  let stranger = task(0x400, id: 13)
+
+  @Test func aNewTaskIsTheChildOfTheTaskThatEnqueuedIt() {
+    var state = LineageState<Owner>()
+    _ = state.leaves(task: child, current: test)
+    _ = state.leaves(task: grandchild, current: child)
+    #expect(state.entries[grandchild.address]?.ancestors == [test, child])
+  }
+
+  /// A task seen for the first time when an older task resumes it is older than that task:
+  /// it was not created by it.
+  @Test func aCreatorIsAlwaysOlderThanWhatItCreates() {
+    var state = LineageState<Owner>()
+    _ = state.leaves(task: test, current: stranger)
+    #expect(state.entries[test.address]?.ancestors == [])
+  }
+
+  @Test func anAdvancingTaskAdoptsEveryDescendantWithTheirJobsInFlight() {
+    var state = LineageState<Owner>()
+    let owner = Owner()
+    _ = state.leaves(task: child, current: test)
+    _ = state.leaves(task: grandchild, current: child)
+    _ = state.leaves(task: grandchild, current: grandchild)
+    _ = state.leaves(task: stranger, current: nil)
+    let (tasks, inFlight) = state.adopt(descendantsOf: test, by: owner)
+    #expect(Set(tasks) == [child, grandchild])
+    #expect(inFlight == 3)
+    #expect(state.adopter(of: child) === owner)
+    #expect(state.adopter(of: stranger) == nil)
+    // Adopted once: a second advance adopts nothing again.
+    #expect(state.adopt(descendantsOf: test, by: Owner()).tasks.isEmpty)
+  }
+
+  /// The jobs the adopter counts are told apart from the others by count: those it does not
+  /// count finish first, so it never stops waiting while a counted one may still run.
+  @Test func onlyCountedJobsFinishForTheAdopter() {
+    var state = LineageState<Owner>()
+    let owner = Owner()
+    _ = state.leaves(task: child, current: test)
+    _ = state.adopt(descendantsOf: test, by: owner)
+    _ = state.leaves(task: child, current: child)  // not counted by the adopter
+    #expect(state.finished(child) == nil)
+    #expect(state.finished(child) === owner)
+    #expect(state.entries[child.address]?.inFlight == 0)
+  }
+
+  @Test func aTaskAtTheAddressOfAnEndedOneIsANewTask() {
+    var state = LineageState<Owner>()
+    _ = state.leaves(task: child, current: test)
+    let reused = Self.task(0x200, id: 20)
+    _ = state.leaves(task: reused, current: stranger)
+    #expect(state.entries[child.address]?.id == 20)
+    #expect(state.entries[child.address]?.ancestors == [stranger])
+    // The ended task's jobs count for nobody.
+    #expect(state.finished(child) == nil)
+    #expect(state.entries[child.address]?.inFlight == 1)
+  }
+
+  @Test func aClosedAdopterIsForgottenAndUnadoptedTasksGoWhenNobodyWatches() {
+    var state = LineageState<Owner>()
+    let owner = Owner()
+    _ = state.leaves(task: child, current: test)
+    _ = state.leaves(task: stranger, current: nil)
+    _ = state.adopt(descendantsOf: test, by: owner)
+    state.removeUnadopted()
+    #expect(state.entries.keys.sorted() == [child.address])
+    #expect(state.forget(owner).count == 1)
+    #expect(state.entries.isEmpty)
+  }
+
+  /// A job that is no task's counts for the task that enqueued it.
+  @Test func aJobOfNoTaskCountsForItsEnqueuer() {
+    var state = LineageState<Owner>()
+    #expect(state.leaves(task: nil, current: child) == child)
+    #expect(state.leaves(task: nil, current: nil) == nil)
+    #expect(state.entries[child.address]?.inFlight == 1)
+  }
+
+  /// A task that starts its successor, round after round, keeps a bounded list of ancestors,
+  /// with the oldest (the test's task) still in it.
+  @Test func ancestorsAreBounded() {
+    var state = LineageState<Owner>()
+    var creator = test
+    for index in 1...1_000 {
+      let next = Self.task(0x1000 + index * 16, id: 10 + UInt32(index))
+      _ = state.leaves(task: next, current: creator)
+      creator = next
+    }
+    let ancestors = state.entries[creator.address]!.ancestors
+    #expect(ancestors.count <= LineageState<Owner>.maximumAncestors)
+    #expect(ancestors.first == test)
+  }
+}
