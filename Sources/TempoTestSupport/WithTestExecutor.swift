@@ -23,9 +23,10 @@ import TempoExecutor
 /// ```
 ///
 /// You rarely need to write it: a `TestClock`, `TestScheduler` or `TestTimeline` created inside
-/// a test's task opens a test executor of its own for that task and the tasks it starts. The
-/// scope makes it explicit, covers code that runs before the first clock is created, and lets
-/// a clock made outside any task (an XCTest property) be exact too.
+/// a test's task opens a test executor of its own for that task and the tasks it starts, and one
+/// made outside any task (an XCTest property) does so at its first async advance, for the
+/// advancing task and every task it started before. The scope makes it explicit, and covers
+/// work that no task of the test starts (a task started from a plain GCD block, for example).
 ///
 /// In Swift Testing, the `.testExecutor` trait (``TestExecutorTrait``) does the same for a test or a
 /// suite. Scopes of tests that run in parallel are independent. What the executor can and cannot
