@@ -26,6 +26,7 @@ let package = Package(
       url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     .package(url: "https://github.com/pointfreeco/combine-schedulers", exact: "1.2.2"),
     .package(url: "https://github.com/pointfreeco/swift-clocks", exact: "1.1.1"),
+    .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
     .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
   ],
@@ -68,6 +69,18 @@ let package = Package(
         .product(name: "TempoClocks", package: tempo),
         .product(name: "TempoTestSupport", package: tempo),
         .product(name: "Clocks", package: "swift-clocks"),
+      ]
+    ),
+    // Whole test iterations on Tempo, swift-clocks (plain and on its main serial executor) and
+    // the async floor, in one run.
+    .executableTarget(
+      name: "WholeTests",
+      dependencies: [
+        "AsyncScenarios",
+        .product(name: "TempoClocks", package: tempo),
+        .product(name: "TempoTestSupport", package: tempo),
+        .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
       ]
     ),
     // One scheduler workload run once, for instructions.sh to count under Valgrind.
