@@ -18,6 +18,10 @@ struct ExecutorQueue<Job> {
     let giveUpAt: Int
   }
 
+  /// A waiter to resume after unlocking, with its answer (true: quiet; false: the budget ran
+  /// out first).
+  typealias Release = (continuation: UnsafeContinuation<Bool, Never>, quiet: Bool)
+
   /// What the executor must start after an event, outside its lock.
   enum Wake: Equatable {
     case none
@@ -82,7 +86,7 @@ struct ExecutorQueue<Job> {
   }
 
   /// A main-actor job of this test has run; returns the waiters it releases.
-  mutating func mainJobFinished() -> [(UnsafeContinuation<Bool, Never>, Bool)] {
+  mutating func mainJobFinished() -> [Release] {
     mainJobs -= 1
     jobsRun += 1
     return releasedWaiters()
@@ -103,7 +107,7 @@ struct ExecutorQueue<Job> {
 
   /// A job counted by ``addOutsideJobs(_:)`` or ``outsideJobLeft(task:)`` has run; returns the
   /// waiters it releases.
-  mutating func outsideJobFinished() -> [(UnsafeContinuation<Bool, Never>, Bool)] {
+  mutating func outsideJobFinished() -> [Release] {
     precondition(outsideJobs > 0, "an outside job finished that was never counted")
     outsideJobs -= 1
     jobsRun += 1
@@ -138,7 +142,7 @@ struct ExecutorQueue<Job> {
   /// The running job has finished; returns the waiters it releases and who runs the queue next.
   mutating func finishJob(
     byPump: Bool
-  ) -> (released: [(UnsafeContinuation<Bool, Never>, Bool)], wake: Wake) {
+  ) -> (released: [Release], wake: Wake) {
     let released = finishRunning()
     // A pump carries on by itself; after a driver's job, make sure someone runs the rest.
     return (released, byPump ? .none : wakeIfNeeded())
@@ -148,7 +152,7 @@ struct ExecutorQueue<Job> {
   /// goes on draining: who runs the rest is decided after the next job is taken.
   mutating func finishJobAndTakeForDriver(
     giveUpAt: Int
-  ) -> (released: [(UnsafeContinuation<Bool, Never>, Bool)], wake: Wake, next: Job?) {
+  ) -> (released: [Release], wake: Wake, next: Job?) {
     let released = finishRunning()
     let next = takeForDriver(giveUpAt: giveUpAt)
     return (released, wakeIfNeeded(), next)
@@ -156,14 +160,14 @@ struct ExecutorQueue<Job> {
 
   /// ``finishJob(byPump:)`` and ``takeForPump()`` in one step, for a pump that goes on.
   mutating func finishJobAndTakeForPump() -> (
-    released: [(UnsafeContinuation<Bool, Never>, Bool)], next: Job?
+    released: [Release], next: Job?
   ) {
     let released = finishRunning()
     return (released, takeForPump())
   }
 
   /// The running job is done: counts it, and returns the waiters that releases.
-  private mutating func finishRunning() -> [(UnsafeContinuation<Bool, Never>, Bool)] {
+  private mutating func finishRunning() -> [Release] {
     isRunningJob = false
     jobsRun += 1
     return releasedWaiters()
@@ -261,10 +265,10 @@ struct ExecutorQueue<Job> {
     return .pump
   }
 
-  private mutating func releasedWaiters() -> [(UnsafeContinuation<Bool, Never>, Bool)] {
+  private mutating func releasedWaiters() -> [Release] {
     guard !waiters.isEmpty else { return [] }
     let quiet = isQuiet
-    var released: [(UnsafeContinuation<Bool, Never>, Bool)] = []
+    var released: [Release] = []
     waiters.removeAll { waiter in
       guard quiet || jobsRun >= waiter.giveUpAt else { return false }
       released.append((waiter.continuation, quiet))

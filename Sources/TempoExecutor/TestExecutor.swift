@@ -137,7 +137,7 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// A counted main-actor job has run.
   func mainJobFinished() {
     let released = lock.withLock { state.mainJobFinished() }
-    for (continuation, quiet) in released { continuation.resume(returning: quiet) }
+    resume(released)
   }
 
   /// Jobs of tasks that prefer this executor (`withTaskExecutorPreference`) are queued too.
@@ -166,7 +166,7 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// A counted outside job has run.
   func outsideJobFinished() {
     let released = lock.withLock { state.outsideJobFinished() }
-    for (continuation, quiet) in released { continuation.resume(returning: quiet) }
+    resume(released)
   }
 
   // MARK: Leases
@@ -190,7 +190,7 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
       let (released, wake, taken) = lock.withLock {
         state.finishJobAndTakeForDriver(giveUpAt: giveUpAt)
       }
-      for (continuation, quiet) in released { continuation.resume(returning: quiet) }
+      resume(released)
       start(wake)
       next = taken
     }
@@ -203,9 +203,14 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
     while let job = next {
       run(job)
       let (released, taken) = lock.withLock { state.finishJobAndTakeForPump() }
-      for (continuation, quiet) in released { continuation.resume(returning: quiet) }
+      resume(released)
       next = taken
     }
+  }
+
+  /// Resumes the waiters an event released, after unlocking.
+  private func resume(_ released: [ExecutorQueue<UnownedJob>.Release]) {
+    for waiter in released { waiter.continuation.resume(returning: waiter.quiet) }
   }
 
   func start(_ wake: ExecutorQueue<UnownedJob>.Wake) {
