@@ -98,7 +98,15 @@ enum RuntimeHooks {
     guard let slots else { return }
     _ = mainQueueKey
     lock.withLock {
-      if state.open.isEmpty, state.watchers == 0 { install(slots) }
+      if state.open.isEmpty, state.watchers == 0 {
+        install(slots)
+      } else if slots.global.pointee == nil {
+        // Someone removed Tempo's global hook while it was installed (a scope that sets a hook
+        // of its own and clears it when it ends, like swift-concurrency-extras' main serial
+        // executor): put it back. A hook someone else has set is left alone.
+        state.previous.global = nil
+        slots.global.pointee = routeGlobal
+      }
       state.open[ObjectIdentifier(executor)] = executor
     }
   }
