@@ -3,10 +3,12 @@
 // executor and on swift-clocks' TestClock, while other threads keep every core busy.
 //
 //   swift run -c release AsyncStress [--repetitions 10000] [--peer-repetitions N] [--load]
-//     [--only NAME] [--tempo-only] [--no-wrapper] [--parallel N]
+//     [--only NAME] [--tempo-only] [--no-wrapper] [--clock-outside-task] [--parallel N]
 //
 // --no-wrapper runs Tempo without `withTestExecutor`: the clock, created in the run's task,
-// opens its executor itself. --parallel N runs N copies of each run at once, as a test runner
+// opens its executor itself. --clock-outside-task makes Tempo's clock on a plain thread outside
+// any task, as XCTest makes a test case's properties, and runs each run in a task of its own
+// that advances it, as XCTest runs a test method (with --no-wrapper: no withTestExecutor). --parallel N runs N copies of each run at once, as a test runner
 // runs tests in parallel (each copy counts as a run).
 //
 // Prints a Markdown table of failures per scenario and the mean real time of one run.
@@ -24,6 +26,7 @@ struct Options {
   var only: String?
   var tempoOnly = false
   var noWrapper = false
+  var clockOutsideTask = false
   var parallel = 1
 
   init(_ arguments: [String]) {
@@ -36,6 +39,7 @@ struct Options {
       case "--only": only = arguments.popFirst()
       case "--tempo-only": tempoOnly = true
       case "--no-wrapper": noWrapper = true
+      case "--clock-outside-task": clockOutsideTask = true
       case "--parallel": parallel = max(1, Int(arguments.popFirst() ?? "") ?? 1)
       default: fatalError("unknown argument \(argument)")
       }
@@ -119,6 +123,37 @@ func runTempoWithoutWrapper(_ scenario: AsyncScenario) async -> [String] {
   await run(scenario, on: TempoClocks.TestClock()) { await $0.advance(by: $1) }
 }
 
+/// The clock is made on a plain thread, outside any task, and a task of the run's own advances
+/// it, as in an XCTest whose test case holds the clock in a property.
+@MainActor
+func runTempoWithClockOutsideTask(
+  _ scenario: AsyncScenario, wrapped: Bool
+) async -> [String] {
+  let clock = await clockMadeOutsideATask()
+  return await Task { @MainActor in
+    guard wrapped else { return await run(scenario, on: clock) { await $0.advance(by: $1) } }
+    return await withTestExecutor {
+      await run(scenario, on: clock) { await $0.advance(by: $1) }
+    }
+  }.value
+}
+
+/// A Tempo test clock made on a thread that runs no task.
+func clockMadeOutsideATask() async -> TempoClocks.TestClock<Duration> {
+  final class Box: @unchecked Sendable {
+    // Invariant: written on the thread before the continuation resumes, read after.
+    var clock: TempoClocks.TestClock<Duration>?
+  }
+  let box = Box()
+  await withCheckedContinuation { continuation in
+    Thread {
+      box.clock = TempoClocks.TestClock()
+      continuation.resume()
+    }.start()
+  }
+  return box.clock!
+}
+
 /// Runs `copies` runs at once, each in a task of its own, as parallel tests do.
 @MainActor
 func inParallel(
@@ -185,13 +220,20 @@ func main() async {
     \(options.tempoOnly ? "" : ", \(peerRepetitions) on swift-clocks")\
     \(options.load ? ", \(ProcessInfo.processInfo.activeProcessorCount) busy threads" : "")\
     \(options.noWrapper ? ", Tempo without withTestExecutor" : "")\
+    \(options.clockOutsideTask ? ", Tempo's clock made outside any task" : "")\
     \(options.parallel > 1 ? ", \(options.parallel) runs at a time" : "").
 
     | Scenario | Tempo failures | swift-clocks failures | Tempo µs/run | swift-clocks µs/run |
     |---|---:|---:|---:|---:|
     """)
   var notes: [String] = []
-  let tempoRun = inParallel(options.parallel, options.noWrapper ? runTempoWithoutWrapper : runTempo)
+  let tempoBody: @MainActor @Sendable (AsyncScenario) async -> [String] =
+    switch (options.clockOutsideTask, options.noWrapper) {
+    case (true, let noWrapper): { await runTempoWithClockOutsideTask($0, wrapped: !noWrapper) }
+    case (false, true): runTempoWithoutWrapper
+    case (false, false): runTempo
+    }
+  let tempoRun = inParallel(options.parallel, tempoBody)
   let peerRun = inParallel(options.parallel, runSwiftClocks)
   for scenario in scenarios {
     let tempo = await measure(scenario, options.repetitions, watchdog, "Tempo", tempoRun)

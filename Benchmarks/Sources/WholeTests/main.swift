@@ -4,6 +4,7 @@
 // interleaved rounds so that the machine's drift falls on all of them alike.
 //
 //   swift run -c release WholeTests [--runs 200] [--rounds 5] [--only NAME]
+//     [--implementation NAME]
 //
 // Implementations:
 // - Tempo, the clock made in the run's task (no wrapper), and inside `withTestExecutor`;
@@ -27,6 +28,7 @@ struct Options {
   var runs = 200
   var rounds = 5
   var only: String?
+  var implementation: String?
 
   init(_ arguments: [String]) {
     var arguments = arguments[...]
@@ -35,6 +37,7 @@ struct Options {
       case "--runs": runs = Int(arguments.popFirst() ?? "") ?? runs
       case "--rounds": rounds = Int(arguments.popFirst() ?? "") ?? rounds
       case "--only": only = arguments.popFirst()
+      case "--implementation": implementation = arguments.popFirst()
       default: fatalError("unknown argument \(argument)")
       }
     }
@@ -89,22 +92,28 @@ let implementations: [Implementation] = [
 func main() async {
   let options = Options(Array(CommandLine.arguments.dropFirst()))
   let scenarios = AsyncScenario.all.filter { options.only == nil || $0.name == options.only }
+  let chosen = implementations.filter { implementation in
+    options.implementation.map { $0.split(separator: ";").contains(Substring(implementation.name)) } ?? true
+  }
   FileHandle.standardOutput.write(
     Data(
       """
       \(options.runs) runs per scenario and implementation, in each of \(options.rounds) \
       interleaved rounds; median µs per run over the rounds.
 
-      | Scenario | \(implementations.map(\.name).joined(separator: " | ")) |
-      |---|\(implementations.map { _ in "---:" }.joined(separator: "|"))|
+      | Scenario | \(chosen.map(\.name).joined(separator: " | ")) |
+      |---|\(chosen.map { _ in "---:" }.joined(separator: "|"))|
 
       """.utf8))
   var failures: [String: Int] = [:]
   for scenario in scenarios {
-    var samples = Array(repeating: [Double](), count: implementations.count)
+    var samples = Array(repeating: [Double](), count: chosen.count)
     for _ in 0..<options.rounds {
-      for (index, implementation) in implementations.enumerated() {
+      for (index, implementation) in chosen.enumerated() {
         let start = ContinuousClock.now
+        if ProcessInfo.processInfo.environment["WHOLE_TESTS_TRACE"] != nil {
+          FileHandle.standardError.write(Data("\(scenario.name): \(implementation.name)\n".utf8))
+        }
         for _ in 0..<options.runs where !(await implementation.run(scenario)).isEmpty {
           failures[implementation.name, default: 0] += 1
         }
@@ -120,7 +129,7 @@ func main() async {
   FileHandle.standardOutput.write(
     Data(
       ("\nFailed runs of \(total) per implementation: "
-        + implementations.map { "\($0.name) \(failures[$0.name, default: 0])" }
+        + chosen.map { "\($0.name) \(failures[$0.name, default: 0])" }
         .joined(separator: ", ") + "\n").utf8))
 }
 
@@ -163,10 +172,15 @@ final class FloorClock: Clock, @unchecked Sendable {
     }
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
-        lock.withLock {
+        // Checked under the lock: a cancellation that came before the entry was inserted
+        // found nothing to resume.
+        let cancelled = lock.withLock {
+          guard !Task.isCancelled else { return true }
           let index = sleepers.firstIndex { $0.deadline > deadline } ?? sleepers.endIndex
           sleepers.insert((deadline, id, continuation), at: index)
+          return false
         }
+        if cancelled { continuation.resume(throwing: CancellationError()) }
       }
       lock.withLock { woken += 1 }
     } onCancel: {
