@@ -93,7 +93,8 @@ func main() async {
   let options = Options(Array(CommandLine.arguments.dropFirst()))
   let scenarios = AsyncScenario.all.filter { options.only == nil || $0.name == options.only }
   let chosen = implementations.filter { implementation in
-    options.implementation.map { $0.split(separator: ";").contains(Substring(implementation.name)) } ?? true
+    options.implementation.map { $0.split(separator: ";").contains(Substring(implementation.name)) }
+      ?? true
   }
   FileHandle.standardOutput.write(
     Data(
