@@ -15,9 +15,9 @@ let tempo = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 let package = Package(
   name: "TempoInteropTests",
   platforms: [
-    .iOS(.v15),
+    .iOS(.v16),
     .macOS(.v13),
-    .tvOS(.v15),
+    .tvOS(.v16),
     .watchOS(.v9),
   ],
   dependencies: [

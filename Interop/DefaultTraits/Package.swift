@@ -23,7 +23,7 @@ let tempoProducts: [Target.Dependency] = [
 
 let package = Package(
   name: "TempoDefaultTraitsChecks",
-  platforms: [.iOS(.v15), .macOS(.v13), .tvOS(.v15), .watchOS(.v9)],
+  platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .watchOS(.v9)],
   dependencies: [
     .package(path: "../.."),
     .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
