@@ -135,7 +135,9 @@ let package = Package(
     ),
     .executableTarget(
       name: "tempo-demo",
-      dependencies: ["TempoSchedulers", "TempoClocks", "TempoTestSupport"]
+      // No TempoTestSupport: it imports Testing, and on Apple platforms an executable that
+      // links a test framework may not launch outside a test bundle.
+      dependencies: ["TempoSchedulers", "TempoClocks"]
     ),
     // Helpers shared by the test targets below (issue expectations, waiting on a state).
     .target(
@@ -183,7 +185,7 @@ let package = Package(
     ),
     .testTarget(
       name: "TempoTestSupportTests",
-      dependencies: ["TempoClocks", "TempoExecutor", "TempoTestSupport"]
+      dependencies: ["TempoClocks", "TempoExecutor", "TempoTestHelpers", "TempoTestSupport"]
     ),
     .testTarget(
       name: "TempoTestingTests",

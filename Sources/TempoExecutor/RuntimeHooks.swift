@@ -59,9 +59,13 @@ enum RuntimeHooks {
   }
 
   private static let slots: Slots? = {
+    // A runtime older than Swift 6.1 (macOS 15.0–15.3, iOS 18.0–18.3) lacks the main-executor
+    // hooks. Tempo's tests simulate one by naming a symbol in this variable.
+    let missing = Platform.environmentValue(named: "TEMPO_SIMULATE_MISSING_HOOK")
     func slot<T>(_ name: String, _: T.Type) -> UnsafeMutablePointer<T?>? {
+      guard name != missing else { return nil }
       // Every loaded image, in load order (`RTLD_DEFAULT`).
-      Platform.symbol(named: name)?.assumingMemoryBound(to: T?.self)
+      return Platform.symbol(named: name)?.assumingMemoryBound(to: T?.self)
     }
     guard let global = slot("swift_task_enqueueGlobal_hook", JobHook.self),
       let enqueueMain = slot("swift_task_enqueueMainExecutor_hook", JobHook.self),

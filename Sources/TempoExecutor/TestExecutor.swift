@@ -104,6 +104,26 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// Whether this runtime lets a test executor see jobs at all.
   package static var isSupported: Bool { RuntimeHooks.areAvailable }
 
+  /// Says once per process, as a warning, that this runtime has no executor hooks, so test
+  /// executors fall back to settling by probe rounds.
+  package static func warnOnceThatHooksAreMissing() {
+    guard missingHooksWarning.lock.withLock({ () -> Bool in
+      defer { missingHooksWarning.value = true }
+      return !missingHooksWarning.value
+    }) else { return }
+    reportTempoIssue(
+      """
+      This Swift runtime has no main-executor hooks (they arrived with Swift 6.1: macOS 15.4, \
+      iOS and tvOS 18.4, watchOS 11.4, visionOS 2.4), so withTestExecutor and .testExecutor \
+      run their tests without a test executor: async advances let the released work run by \
+      rounds through the global executor and the main actor instead of waiting for it to go \
+      quiet. Said once per process.
+      """,
+      asWarning: true)
+  }
+
+  private static let missingHooksWarning = LockedFlag()
+
   // MARK: Taking jobs
 
   /// Queues `job`, if this executor is open and the job is not a driver's; answers false
@@ -254,6 +274,13 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
     TaskLineage.forget(self)
     start(wake)
   }
+}
+
+/// A flag set once, under a lock.
+final class LockedFlag: Sendable {
+  // Invariant: `value` is read and written only under `lock`.
+  let lock = Lock()
+  nonisolated(unsafe) var value = false
 }
 
 @available(TempoTestExecutor 1.0, *)

@@ -159,4 +159,9 @@ extension Platform {
     #endif
     return dlsym(everywhere, name)
   }
+
+  /// The value of the environment variable `name`, if set (`getenv`).
+  package static func environmentValue(named name: String) -> String? {
+    getenv(name).map { String(cString: $0) }
+  }
 }

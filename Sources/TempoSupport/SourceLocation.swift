@@ -47,13 +47,15 @@ package struct SourceLocation: Sendable {
 /// ``testSupportHint``: for issues that have no user's line to point at.
 package func reportTempoIssue(
   _ message: String,
+  asWarning: Bool = false,
   fileID: StaticString = #fileID,
   filePath: StaticString = #filePath,
   line: UInt = #line,
   column: UInt = #column
 ) {
   reportIssue(
-    message + testSupportHint, fileID: fileID, filePath: filePath, line: line, column: column)
+    message + testSupportHint, severity: asWarning ? .warning : .error, fileID: fileID,
+    filePath: filePath, line: line, column: column)
 }
 
 /// Appended to every issue when a Swift Testing test is running in a binary that does not link

@@ -31,8 +31,10 @@ import TempoExecutor
 /// In Swift Testing, the `.testExecutor` trait (``TestExecutorTrait``) does the same for a test or a
 /// suite. Scopes of tests that run in parallel are independent. What the executor can and cannot
 /// see is described in the article "Deterministic async advancing". On a runtime without the
-/// executor hooks the scope cannot see any job: it reports an issue and runs `operation`
-/// without a test executor.
+/// executor hooks (before Swift 6.1: macOS 15.0–15.3, iOS and tvOS 18.0–18.3, watchOS
+/// 11.0–11.3, visionOS 2.0–2.3) the scope cannot see any job: it runs `operation` as if there
+/// were no scope, async advances settle by the fallback, and a warning says so once per process
+/// (it does not fail the test).
 ///
 /// - Parameters:
 ///   - isolation: The actor the operation runs on: the caller's, by default.
@@ -53,11 +55,7 @@ public func withTestExecutor<Result>(
     return try await operation()
   }
   guard TestExecutor.isSupported else {
-    reportIssue(
-      """
-      This Swift runtime has no executor hooks, so a test executor cannot see the test's \
-      jobs; clocks and schedulers advance as they do outside a scope.
-      """)
+    TestExecutor.warnOnceThatHooksAreMissing()
     return try await operation()
   }
   let executor = TestExecutor(includingMainQueueBlocks: includingMainQueueBlocks)

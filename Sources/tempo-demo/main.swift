@@ -4,7 +4,6 @@
 import Foundation
 import TempoClocks
 import TempoSchedulers
-import TempoTestSupport
 
 let realStart = ContinuousClock.now
 
@@ -87,10 +86,15 @@ await timer.value
 for line in log.lines { print(line) }
 print("\(clock.now)  nothing pending: \(clock.pendingWorkCount == 0)")
 
-// 5. One timeline for a main queue, a run loop and a clock, advanced once, inside a test
-//    executor so the advance waits for the async work by construction.
+// 5. One timeline for a main queue, a run loop and a clock, advanced once. Made in this task,
+//    the timeline opens a test executor for it, so the advance waits for the async work by
+//    construction (no test framework needed: the demo links none).
 heading("A main queue, a run loop and a clock on one TestTimeline")
-await withTestExecutor {
+await sharedTimeline()
+
+print("\nAll of the above took \(ContinuousClock.now - realStart) of real time.")
+
+func sharedTimeline() async {
   let time = TestTimeline()
   let mainQueue = DispatchQueue.test(timeline: time)
   let runLoop = RunLoop.test(timeline: time)
@@ -110,8 +114,6 @@ await withTestExecutor {
   _ = try? await analytics.value
   for line in events.lines { print(line) }
 }
-
-print("\nAll of the above took \(ContinuousClock.now - realStart) of real time.")
 
 /// Lines the clock-driven tasks print, collected so they print in order.
 final class ClockLog: @unchecked Sendable {
