@@ -107,10 +107,7 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// Says once per process, as a warning, that this runtime has no executor hooks, so test
   /// executors fall back to settling by probe rounds.
   package static func warnOnceThatHooksAreMissing() {
-    guard missingHooksWarning.lock.withLock({ () -> Bool in
-      defer { missingHooksWarning.value = true }
-      return !missingHooksWarning.value
-    }) else { return }
+    guard missingHooksWarning.setForTheFirstTime() else { return }
     reportTempoIssue(
       """
       This Swift runtime has no main-executor hooks (they arrived with Swift 6.1: macOS 15.4, \
@@ -278,9 +275,17 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
 
 /// A flag set once, under a lock.
 final class LockedFlag: Sendable {
-  // Invariant: `value` is read and written only under `lock`.
-  let lock = Lock()
-  nonisolated(unsafe) var value = false
+  // Invariant: `isSet` is read and written only under `lock`.
+  private let lock = Lock()
+  nonisolated(unsafe) private var isSet = false
+
+  /// Sets the flag; answers whether this call is the one that set it.
+  func setForTheFirstTime() -> Bool {
+    lock.withLock {
+      defer { isSet = true }
+      return !isSet
+    }
+  }
 }
 
 @available(TempoTestExecutor 1.0, *)
