@@ -32,17 +32,41 @@ package struct TaskRef: Hashable, @unchecked Sendable {
 ///
 /// `Owner` is the executor type (generic, so that the rules are tested without one).
 package struct LineageState<Owner: AnyObject> {
+  /// Jobs on their way outside any test executor, and how many of them an adopter counts.
+  package struct Flight {
+    /// Queued or running.
+    package var inFlight = 0
+    /// How many of those the adopting executor counts as its test's work.
+    package var counted = 0
+  }
+
   package struct Entry {
     package var id: UInt32
     /// The task's creators, oldest first, as far as they were seen.
     package var ancestors: [TaskRef]
-    /// Jobs of this task (or jobs it enqueued that are no task's) queued or running outside any
-    /// test executor.
-    package var inFlight = 0
-    /// How many of those the adopting executor counts as its test's work.
-    package var counted = 0
+    /// The task's own jobs.
+    package var jobs = Flight()
+    /// Jobs it enqueued that are no task's (an actor's processing job, which may run a task
+    /// it started on that actor).
+    package var others = Flight()
     /// The executor that adopted the task.
     package var adoptedBy: Owner?
+  }
+
+  /// A job on its way, as ``leaves(task:current:)`` counted it.
+  package struct OutsideJob: Sendable {
+    /// The task it counts for.
+    package let task: TaskRef
+    /// Whether it is that task's own job.
+    package let isTasks: Bool
+    /// Whether the task is new, and adopted with its creator: its executor must remember it.
+    package let isNewlyAdopted: Bool
+
+    package init(task: TaskRef, isTasks: Bool, isNewlyAdopted: Bool = false) {
+      self.task = task
+      self.isTasks = isTasks
+      self.isNewlyAdopted = isNewlyAdopted
+    }
   }
 
   /// The tasks seen, by address. An entry whose ID differs from the task now at its address
@@ -53,16 +77,22 @@ package struct LineageState<Owner: AnyObject> {
 
   /// A job leaves for outside any test executor: `task` if the job is a task's, else the task
   /// that enqueued it (`current`). A task not seen before is new, and `current` created it
-  /// (if older: a creator is always older than what it creates). Returns the task the job
-  /// counts for, to hand to ``finished(_:)`` when it has run.
-  package mutating func leaves(task: TaskRef?, current: TaskRef?) -> TaskRef? {
-    guard let counted = task ?? current else { return nil }
-    if entries[counted.address]?.id != counted.id {
-      let ancestors = task == nil ? [] : ancestors(ofNew: counted, by: current)
-      entries[counted.address] = Entry(id: counted.id, ancestors: ancestors)
+  /// (if older: a creator is always older than what it creates). Returns how the job counts,
+  /// to hand to ``finished(_:)`` when it has run.
+  package mutating func leaves(task: TaskRef?, current: TaskRef?) -> OutsideJob? {
+    guard let owner = task ?? current else { return nil }
+    var isNew = false
+    if entries[owner.address]?.id != owner.id {
+      let ancestors = task == nil ? [] : ancestors(ofNew: owner, by: current)
+      // A task started by an adopted task, after the adoption, is adopted too: its creator's
+      // executor may not have seen it start.
+      let adopter = ancestors.last.flatMap(adopter(of:))
+      entries[owner.address] = Entry(id: owner.id, ancestors: ancestors, adoptedBy: adopter)
+      isNew = adopter != nil
     }
-    entries[counted.address]!.inFlight += 1
-    return counted
+    let job = OutsideJob(task: owner, isTasks: task != nil, isNewlyAdopted: isNew)
+    update(job) { $0.inFlight += 1 }
+    return job
   }
 
   /// The executor that adopted `task`, if any.
@@ -71,29 +101,31 @@ package struct LineageState<Owner: AnyObject> {
     return entry.adoptedBy
   }
 
-  /// The adopter of `task` counts the job that just left (``leaves(task:current:)``) as its
-  /// test's work.
-  package mutating func countLastJob(of task: TaskRef) {
-    guard entries[task.address]?.id == task.id else { return }
-    entries[task.address]!.counted += 1
+  /// The adopter of the job's task counts `job`, which just left, as its test's work.
+  package mutating func count(_ job: OutsideJob) {
+    update(job) { $0.counted += 1 }
   }
 
-  /// A job that ``leaves(task:current:)`` counted for `task` has run; returns the executor
-  /// that counted it as its test's work, which must count it as finished too. (The jobs of a
-  /// task are told apart by count only; the ones no executor counts are taken first, so an
-  /// executor never stops waiting early.)
-  package mutating func finished(_ task: TaskRef) -> Owner? {
-    guard var entry = entries[task.address], entry.id == task.id else { return nil }
-    defer { entries[task.address] = entry }
-    entry.inFlight -= 1
-    guard entry.counted > entry.inFlight else { return nil }
-    entry.counted -= 1
-    return entry.adoptedBy
+  /// A job that ``leaves(task:current:)`` counted has run; returns the executor that counted
+  /// it as its test's work, which must count it as finished too. (Jobs of one kind of one task
+  /// are told apart by count only; the ones no executor counts are taken first, so an executor
+  /// never stops waiting early.)
+  package mutating func finished(_ job: OutsideJob) -> Owner? {
+    var wasCounted = false
+    update(job) { flight in
+      flight.inFlight -= 1
+      guard flight.counted > flight.inFlight else { return }
+      flight.counted -= 1
+      wasCounted = true
+    }
+    return wasCounted ? adopter(of: job.task) : nil
   }
 
-  /// `owner` adopts every task `root` started, directly or through its descendants, that no
-  /// executor has adopted yet. Returns them, and how many of their jobs are in flight (the
-  /// owner counts them until each ``finished(_:)``).
+  /// `owner`, opened for `root`, adopts every task `root` started, directly or through its
+  /// descendants, that no executor has adopted yet. Returns them, and how many jobs are in
+  /// flight that the owner counts until each ``finished(_:)``: every job of the tasks it adopts,
+  /// and those of `root` that are no task's (its own jobs are not the test's work: it is the
+  /// task that waits for that work).
   package mutating func adopt(
     descendantsOf root: TaskRef, by owner: Owner
   ) -> (tasks: [TaskRef], inFlight: Int) {
@@ -101,11 +133,26 @@ package struct LineageState<Owner: AnyObject> {
     var inFlight = 0
     for (address, entry) in entries where entry.adoptedBy == nil && entry.ancestors.contains(root) {
       entries[address]!.adoptedBy = owner
-      entries[address]!.counted = entry.inFlight
+      entries[address]!.jobs.counted = entry.jobs.inFlight
+      entries[address]!.others.counted = entry.others.inFlight
       tasks.append(TaskRef(address: address, id: entry.id))
-      inFlight += entry.inFlight
+      inFlight += entry.jobs.inFlight + entry.others.inFlight
+    }
+    if let entry = entries[root.address], entry.id == root.id, entry.adoptedBy == nil {
+      entries[root.address]!.adoptedBy = owner
+      entries[root.address]!.others.counted = entry.others.inFlight
+      inFlight += entry.others.inFlight
     }
     return (tasks, inFlight)
+  }
+
+  private mutating func update(_ job: OutsideJob, _ body: (inout Flight) -> Void) {
+    guard entries[job.task.address]?.id == job.task.id else { return }
+    if job.isTasks {
+      body(&entries[job.task.address]!.jobs)
+    } else {
+      body(&entries[job.task.address]!.others)
+    }
   }
 
   /// Forgets the tasks `owner` adopted (it has closed); returns their entries, to be released

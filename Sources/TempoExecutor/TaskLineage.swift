@@ -44,12 +44,13 @@ enum TaskLineage {
   /// enqueued it), and the caller sends it on as before.
   static func relay(_ job: UnownedJob) -> Bool {
     guard let counted = leaves(job) else { return false }
-    let pointer = unsafeBitCast(job, to: UnsafeRawPointer.self)
-    let task = JobIdentity.isTask(pointer) ? TaskRef(pointer) : nil
     DispatchQueue.global(qos: DispatchQoS.QoSClass(job.priority)).async {
       // Marked as running the task's job, so that what it enqueues after the runtime has let
       // go of the task is still known as its work.
-      RunningJob.running(nil, task: task?.address) {
+      // Marked as running its task's job (for a job of no task, the task it counts for: what
+      // an actor's processing job runs was started by that task, and what it starts is known
+      // as that task's).
+      RunningJob.running(nil, task: counted.task.address) {
         job.runSynchronously(on: OutsideExecutor.shared.asUnownedTaskExecutor())
       }
       finished(counted)
@@ -67,28 +68,29 @@ enum TaskLineage {
 
   /// Counts `job` as leaving for outside any test executor (see ``relay(_:)``); nil if nobody
   /// watches or it counts for no task. Call ``finished(_:)`` with the answer when it has run.
-  static func leaves(_ job: UnownedJob) -> TaskRef? {
+  static func leaves(_ job: UnownedJob) -> LineageState<TestExecutor>.OutsideJob? {
     let pointer = unsafeBitCast(job, to: UnsafeRawPointer.self)
     let task = JobIdentity.isTask(pointer) ? TaskRef(pointer) : nil
     // As for routing: the task the thread runs, even where the runtime has let go of it.
     let current = (TestExecutor.currentTaskPointer ?? RunningJob.current.task).map(TaskRef.init)
-    return lock.withLock { () -> TaskRef? in
+    return lock.withLock { () -> LineageState<TestExecutor>.OutsideJob? in
       guard watchers > 0 || (task ?? current).flatMap(state.adopter(of:)) != nil,
         let counted = state.leaves(task: task, current: current)
       else { return nil }
       // Usually an adopted task's jobs go to its executor; one that did not (it was being
       // adopted meanwhile) is counted there, unless the executor refuses it (closed, or the
       // task is waiting for the executor's work to go quiet).
-      if let adopter = state.adopter(of: counted), adopter.countOutsideJob(of: counted.address) {
-        state.countLastJob(of: counted)
+      if let adopter = state.adopter(of: counted.task) {
+        if adopter.countOutsideJob(of: counted.task.address) { state.count(counted) }
+        if counted.isNewlyAdopted { RuntimeHooks.note(counted.task, memberOf: adopter) }
       }
       return counted
     }
   }
 
   /// A job that ``leaves(_:)`` counted for `task` has run.
-  static func finished(_ task: TaskRef) {
-    let adopter = lock.withLock { state.finished(task) }
+  static func finished(_ job: LineageState<TestExecutor>.OutsideJob) {
+    let adopter = lock.withLock { state.finished(job) }
     adopter?.outsideJobFinished()
   }
 

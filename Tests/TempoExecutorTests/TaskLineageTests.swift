@@ -52,12 +52,39 @@ import Testing
   @Test func onlyCountedJobsFinishForTheAdopter() {
     var state = LineageState<Owner>()
     let owner = Owner()
+    let first = state.leaves(task: child, current: test)!
+    _ = state.adopt(descendantsOf: test, by: owner)
+    let second = state.leaves(task: child, current: child)!  // not counted by the adopter
+    #expect(state.finished(second) == nil)
+    #expect(state.finished(first) === owner)
+    #expect(state.entries[child.address]?.jobs.inFlight == 0)
+  }
+
+  /// What the advancing task enqueued that is no task's (an actor's processing job, which may
+  /// run a task it started on that actor) is waited for; its own jobs are not.
+  @Test func theAdvancingTasksOtherJobsAreWaitedForButNotItsOwn() {
+    var state = LineageState<Owner>()
+    let owner = Owner()
+    _ = state.leaves(task: test, current: nil)
+    let processing = state.leaves(task: nil, current: test)!
+    #expect(!processing.isTasks)
+    let (tasks, inFlight) = state.adopt(descendantsOf: test, by: owner)
+    #expect(tasks.isEmpty)
+    #expect(inFlight == 1)
+    #expect(state.finished(processing) === owner)
+  }
+
+  /// A task that an adopted task starts after the adoption (the adopter's hooks may not have
+  /// seen it start) is adopted too, and its executor is told to remember it.
+  @Test func aTaskStartedByAnAdoptedTaskIsAdopted() {
+    var state = LineageState<Owner>()
+    let owner = Owner()
     _ = state.leaves(task: child, current: test)
     _ = state.adopt(descendantsOf: test, by: owner)
-    _ = state.leaves(task: child, current: child)  // not counted by the adopter
-    #expect(state.finished(child) == nil)
-    #expect(state.finished(child) === owner)
-    #expect(state.entries[child.address]?.inFlight == 0)
+    let job = state.leaves(task: grandchild, current: child)!
+    #expect(job.isNewlyAdopted)
+    #expect(state.adopter(of: grandchild) === owner)
+    #expect(state.leaves(task: stranger, current: nil)?.isNewlyAdopted == false)
   }
 
   @Test func aTaskAtTheAddressOfAnEndedOneIsANewTask() {
@@ -68,8 +95,8 @@ import Testing
     #expect(state.entries[child.address]?.id == 20)
     #expect(state.entries[child.address]?.ancestors == [stranger])
     // The ended task's jobs count for nobody.
-    #expect(state.finished(child) == nil)
-    #expect(state.entries[child.address]?.inFlight == 1)
+    #expect(state.finished(.init(task: child, isTasks: true)) == nil)
+    #expect(state.entries[child.address]?.jobs.inFlight == 1)
   }
 
   @Test func aClosedAdopterIsForgottenAndUnadoptedTasksGoWhenNobodyWatches() {
@@ -87,9 +114,9 @@ import Testing
   /// A job that is no task's counts for the task that enqueued it.
   @Test func aJobOfNoTaskCountsForItsEnqueuer() {
     var state = LineageState<Owner>()
-    #expect(state.leaves(task: nil, current: child) == child)
+    #expect(state.leaves(task: nil, current: child)?.task == child)
     #expect(state.leaves(task: nil, current: nil) == nil)
-    #expect(state.entries[child.address]?.inFlight == 1)
+    #expect(state.entries[child.address]?.others.inFlight == 1)
   }
 
   /// A task that starts its successor, round after round, keeps a bounded list of ancestors,
