@@ -66,13 +66,7 @@ func runOnTestExecutor(_ scenario: AsyncScenario) async -> [String] {
 func runOnTestClock(
   _ scenario: AsyncScenario, clock: TestClock<Duration> = TestClock()
 ) async -> [String] {
-  let start = clock.now
-  let scenarioClock = ScenarioClock(
-    clock: clock,
-    advanceBy: { await clock.advance(by: $0) },
-    elapsed: { start.duration(to: clock.now) }
-  )
-  return await scenario.body(scenarioClock)
+  await scenario.run(on: clock) { await $0.advance(by: $1) }
 }
 
 @Suite struct TestExecutorBehaviourTests {

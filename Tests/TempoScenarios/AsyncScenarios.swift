@@ -47,6 +47,23 @@ public struct AsyncScenario: Sendable {
   }
 }
 
+extension AsyncScenario {
+  /// Runs the scenario on `clock`, advanced by `advance`; answers the expectations that
+  /// failed.
+  @MainActor
+  public func run<C: Clock>(
+    on clock: C, advance: @escaping @Sendable (C, Duration) async -> Void
+  ) async -> [String] where C.Duration == Duration {
+    let start = clock.now
+    return await body(
+      ScenarioClock(
+        clock: clock,
+        advanceBy: { await advance(clock, $0) },
+        elapsed: { start.duration(to: clock.now) }
+      ))
+  }
+}
+
 /// Collects the expectations of one scenario run that failed.
 @MainActor
 final class Expectations {

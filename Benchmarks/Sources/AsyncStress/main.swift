@@ -97,20 +97,6 @@ struct Tally {
   var seconds = 0.0
 }
 
-/// Runs `scenario` on `clock`, advanced by `advance`.
-@MainActor
-func run<C: Clock>(
-  _ scenario: AsyncScenario, on clock: C,
-  advance: @escaping @Sendable (C, Duration) async -> Void
-) async -> [String] where C.Duration == Duration {
-  let start = clock.now
-  return await scenario.body(
-    ScenarioClock(
-      clock: clock,
-      advanceBy: { await advance(clock, $0) },
-      elapsed: { start.duration(to: clock.now) }
-    ))
-}
 
 @MainActor
 func runTempo(_ scenario: AsyncScenario) async -> [String] {
@@ -120,7 +106,7 @@ func runTempo(_ scenario: AsyncScenario) async -> [String] {
 /// The clock is created in the run's task and opens a test executor for it.
 @MainActor
 func runTempoWithoutWrapper(_ scenario: AsyncScenario) async -> [String] {
-  await run(scenario, on: TempoClocks.TestClock()) { await $0.advance(by: $1) }
+  await scenario.run(on: TempoClocks.TestClock()) { await $0.advance(by: $1) }
 }
 
 /// The clock is made on a plain thread, outside any task, and a task of the run's own advances
@@ -131,9 +117,9 @@ func runTempoWithClockOutsideTask(
 ) async -> [String] {
   let clock = await clockMadeOutsideATask()
   return await Task { @MainActor in
-    guard wrapped else { return await run(scenario, on: clock) { await $0.advance(by: $1) } }
+    guard wrapped else { return await scenario.run(on: clock) { await $0.advance(by: $1) } }
     return await withTestExecutor {
-      await run(scenario, on: clock) { await $0.advance(by: $1) }
+      await scenario.run(on: clock) { await $0.advance(by: $1) }
     }
   }.value
 }
@@ -171,7 +157,7 @@ func inParallel(
 
 @MainActor
 func runSwiftClocks(_ scenario: AsyncScenario) async -> [String] {
-  await run(scenario, on: Clocks.TestClock()) { await $0.advance(by: $1) }
+  await scenario.run(on: Clocks.TestClock()) { await $0.advance(by: $1) }
 }
 
 @MainActor

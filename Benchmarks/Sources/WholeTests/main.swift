@@ -50,41 +50,28 @@ struct Implementation {
   let run: @MainActor (AsyncScenario) async -> [String]
 }
 
-@MainActor
-func run<C: Clock>(
-  _ scenario: AsyncScenario, on clock: C,
-  advance: @escaping @Sendable (C, Duration) async -> Void
-) async -> [String] where C.Duration == Duration {
-  let start = clock.now
-  return await scenario.body(
-    ScenarioClock(
-      clock: clock,
-      advanceBy: { await advance(clock, $0) },
-      elapsed: { start.duration(to: clock.now) }
-    ))
-}
 
 let implementations: [Implementation] = [
   Implementation(name: "Tempo, no wrapper") { scenario in
-    await run(scenario, on: TempoClocks.TestClock()) { await $0.advance(by: $1) }
+    await scenario.run(on: TempoClocks.TestClock()) { await $0.advance(by: $1) }
   },
   Implementation(name: "Tempo, withTestExecutor") { scenario in
     await withTestExecutor {
-      await run(scenario, on: TempoClocks.TestClock()) { await $0.advance(by: $1) }
+      await scenario.run(on: TempoClocks.TestClock()) { await $0.advance(by: $1) }
     }
   },
   Implementation(name: "swift-clocks") { scenario in
-    await run(scenario, on: Clocks.TestClock()) { await $0.advance(by: $1) }
+    await scenario.run(on: Clocks.TestClock()) { await $0.advance(by: $1) }
   },
   Implementation(name: "swift-clocks, withMainSerialExecutor") { scenario in
     var failures: [String] = []
     await withMainSerialExecutor {
-      failures = await run(scenario, on: Clocks.TestClock()) { await $0.advance(by: $1) }
+      failures = await scenario.run(on: Clocks.TestClock()) { await $0.advance(by: $1) }
     }
     return failures
   },
   Implementation(name: "async floor") { scenario in
-    await run(scenario, on: FloorClock()) { await $0.advance(by: $1) }
+    await scenario.run(on: FloorClock()) { await $0.advance(by: $1) }
   },
 ]
 
