@@ -97,7 +97,6 @@ struct Tally {
   var seconds = 0.0
 }
 
-
 @MainActor
 func runTempo(_ scenario: AsyncScenario) async -> [String] {
   await withTestExecutor { await runTempoWithoutWrapper(scenario) }

@@ -50,7 +50,6 @@ struct Implementation {
   let run: @MainActor (AsyncScenario) async -> [String]
 }
 
-
 let implementations: [Implementation] = [
   Implementation(name: "Tempo, no wrapper") { scenario in
     await scenario.run(on: TempoClocks.TestClock()) { await $0.advance(by: $1) }
