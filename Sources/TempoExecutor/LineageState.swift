@@ -113,6 +113,7 @@ package struct LineageState<Owner: AnyObject> {
   package mutating func finished(_ job: OutsideJob) -> Owner? {
     var wasCounted = false
     update(job) { flight in
+      guard flight.inFlight > 0 else { return }
       flight.inFlight -= 1
       guard flight.counted > flight.inFlight else { return }
       flight.counted -= 1
@@ -155,19 +156,28 @@ package struct LineageState<Owner: AnyObject> {
     }
   }
 
-  /// Forgets the tasks `owner` adopted (it has closed); returns their entries, to be released
-  /// by the caller.
-  package mutating func forget(_ owner: Owner) -> [Entry] {
-    var forgotten: [Entry] = []
+  /// Forgets that `owner` adopted its tasks (it has closed): their jobs count for nobody any
+  /// more. The entries stay, with their jobs in flight: a task's entry made anew while its
+  /// earlier jobs still run would count their ends against its new ones. Returns the
+  /// references to `owner` it dropped, to be released by the caller.
+  package mutating func forget(_ owner: Owner) -> [Owner] {
+    var released: [Owner] = []
     for (address, entry) in entries where entry.adoptedBy === owner {
-      forgotten.append(entries.removeValue(forKey: address)!)
+      released.append(owner)
+      entries[address]!.adoptedBy = nil
+      entries[address]!.jobs.counted = 0
+      entries[address]!.others.counted = 0
     }
-    return forgotten
+    return released
   }
 
-  /// Forgets the tasks nobody adopted (nothing watches for a test any more).
+  /// Forgets the tasks nobody adopted and that have no job in flight (nothing watches for a
+  /// test any more; a task with jobs still running keeps its count, for the same reason as in
+  /// ``forget(_:)``).
   package mutating func removeUnadopted() {
-    entries = entries.filter { $0.value.adoptedBy != nil }
+    entries = entries.filter {
+      $0.value.adoptedBy != nil || $0.value.jobs.inFlight > 0 || $0.value.others.inFlight > 0
+    }
   }
 
   private func ancestors(ofNew task: TaskRef, by creator: TaskRef?) -> [TaskRef] {

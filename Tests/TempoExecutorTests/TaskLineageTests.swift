@@ -103,12 +103,36 @@ import Testing
     var state = LineageState<Owner>()
     let owner = Owner()
     _ = state.leaves(task: child, current: test)
-    _ = state.leaves(task: stranger, current: nil)
+    let strangersJob = state.leaves(task: stranger, current: nil)!
     _ = state.adopt(descendantsOf: test, by: owner)
+    state.removeUnadopted()
+    // A task with a job still in flight keeps its count.
+    #expect(state.entries.keys.sorted() == [child.address, stranger.address])
+    _ = state.finished(strangersJob)
     state.removeUnadopted()
     #expect(state.entries.keys.sorted() == [child.address])
     #expect(state.forget(owner).count == 1)
-    #expect(state.entries.isEmpty)
+    #expect(state.adopter(of: child) == nil)
+  }
+
+  /// After its adopter closes, a task keeps the count of its jobs in flight: the executor that
+  /// adopts it next counts exactly those still running and the ones it sees leave, and one end
+  /// too many counts for nobody. (Made anew, the entry would have counted the ends of the
+  /// earlier jobs against the new executor, which then stopped waiting early, or crashed on a
+  /// count below zero.)
+  @Test func aForgottenAdoptersTasksKeepTheirCount() {
+    var state = LineageState<Owner>()
+    let (first, second) = (Owner(), Owner())
+    let early = state.leaves(task: child, current: test)!
+    _ = state.adopt(descendantsOf: test, by: first)
+    _ = state.forget(first)
+    #expect(state.adopt(descendantsOf: test, by: second).inFlight == 1)
+    let late = state.leaves(task: child, current: child)!
+    state.count(late)
+    #expect(state.finished(early) === second)
+    #expect(state.finished(late) === second)
+    #expect(state.finished(late) == nil)
+    #expect(state.entries[child.address]?.jobs.inFlight == 0)
   }
 
   /// A job that is no task's counts for the task that enqueued it.
