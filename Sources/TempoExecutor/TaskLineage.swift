@@ -4,7 +4,7 @@ import Dispatch
 /// Who started whom, for the clocks, schedulers and timelines made outside any task that wait
 /// for their test (see ``LineageState``): the storage, one lock around the state.
 ///
-/// While one of them is watching (from its creation to its first async advance), the runtime
+/// While one of them is watching (from its creation until it goes away), the runtime
 /// hooks are installed and every job that no test executor takes leaves through ``relay(_:)``:
 /// it runs on a system thread as the global executor would run it, and is counted until it has
 /// run. The first advance opens an executor for the advancing task, which adopts the tasks that
@@ -21,22 +21,23 @@ enum TaskLineage {
 
   /// A clock, scheduler or timeline made outside any task starts watching for its test.
   static func watch() {
-    let first = lock.withLock {
+    // The hooks are installed in the same step: done after unlocking, a watch and an unwatch
+    // on two threads could reach the hooks in the other order and leave them out while a
+    // clock watches.
+    lock.withLock {
       watchers += 1
-      return watchers == 1
+      if watchers == 1 { RuntimeHooks.watch() }
     }
-    if first { RuntimeHooks.watch() }
   }
 
-  /// It stops watching (its first async advance found its test, or it went away).
+  /// It stops watching (it went away).
   static func unwatch() {
-    let last = lock.withLock {
+    lock.withLock {
       watchers -= 1
-      guard watchers == 0 else { return false }
+      guard watchers == 0 else { return }
       state.removeUnadopted()
-      return true
+      RuntimeHooks.unwatch()
     }
-    if last { RuntimeHooks.unwatch() }
   }
 
   /// Sends `job`, which no test executor took, on its way while anyone watches, counting it for
@@ -45,8 +46,6 @@ enum TaskLineage {
   static func relay(_ job: UnownedJob) -> Bool {
     guard let counted = leaves(job) else { return false }
     DispatchQueue.global(qos: DispatchQoS.QoSClass(job.priority)).async {
-      // Marked as running the task's job, so that what it enqueues after the runtime has let
-      // go of the task is still known as its work.
       // Marked as running its task's job (for a job of no task, the task it counts for: what
       // an actor's processing job runs was started by that task, and what it starts is known
       // as that task's).
@@ -58,8 +57,8 @@ enum TaskLineage {
     return true
   }
 
-  /// Runs `job` on a system thread as the global executor would (with no test executor as its
-  /// task executor), then `done`.
+  /// Runs `job` on a system thread as the global executor would, with no test executor as its
+  /// task executor.
   static func runOnSystemThread(_ job: UnownedJob) {
     DispatchQueue.global(qos: DispatchQoS.QoSClass(job.priority)).async {
       job.runSynchronously(on: genericExecutor)
