@@ -237,24 +237,6 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
     )
   }
 
-  /// How many tasks are sleeping on this clock; the older name of ``pendingWorkCount``.
-  @available(*, deprecated, renamed: "pendingWorkCount")
-  public var pendingSleeperCount: Int { pendingWorkCount }
-
-  /// The instant the next sleeper wakes at; the older name of ``nextDueTime``.
-  @available(*, deprecated, renamed: "nextDueTime")
-  public var nextWakeUp: Instant? { nextDueTime }
-
-  /// The older name of ``expectNoPendingWork(fileID:filePath:line:column:)``.
-  @available(*, deprecated, renamed: "expectNoPendingWork(fileID:filePath:line:column:)")
-  public func expectNoPendingSleepers(
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) {
-    expectNoPendingWork(fileID: fileID, filePath: filePath, line: line, column: column)
-  }
 }
 
 /// The error ``TestClock/checkSuspension(fileID:filePath:line:column:)`` throws when tasks are sleeping on the clock.

@@ -223,25 +223,6 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     )
   }
 
-  /// How many actions are scheduled; the older name of ``pendingWorkCount``.
-  @available(*, deprecated, renamed: "pendingWorkCount")
-  public var pendingActionCount: Int { pendingWorkCount }
-
-  /// The date of the next action; the older name of ``nextDueTime``.
-  @available(*, deprecated, renamed: "nextDueTime")
-  public var nextActionDate: SchedulerTimeType? { nextDueTime }
-
-  /// The older name of ``expectNoPendingWork(fileID:filePath:line:column:)``.
-  @available(*, deprecated, renamed: "expectNoPendingWork(fileID:filePath:line:column:)")
-  public func expectNoPendingActions(
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) {
-    expectNoPendingWork(fileID: fileID, filePath: filePath, line: line, column: column)
-  }
-
   // MARK: - Scheduler
 
   /// Schedules `action` to run at the current time, on the next advance.

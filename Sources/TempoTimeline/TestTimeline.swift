@@ -53,10 +53,6 @@ public final class TestTimeline: Sendable {
   /// When the next action or sleeper of any source is due, as time since the timeline began.
   public var nextDueTime: Duration? { shared.nextDate }
 
-  /// How many actions and sleepers are waiting; the older name of ``pendingWorkCount``.
-  @available(*, deprecated, renamed: "pendingWorkCount")
-  public var pendingCount: Int { pendingWorkCount }
-
   /// Reports an issue if any source has work pending, naming how much and when it is due.
   ///
   /// ```swift

@@ -77,20 +77,4 @@ import Testing
     clock.expectNoPendingWork()
     time.expectNoPendingWork()
   }
-
-  /// The older names still compile, with a deprecation pointing at the new one.
-  @available(*, deprecated)
-  @Test func theOlderNamesStillAnswer() {
-    let time = TestTimeline()
-    let scheduler = DispatchQueue.test(timeline: time)
-    let clock = TestClock(timeline: time)
-    scheduler.schedule(after: scheduler.now.advanced(by: 1)) {}
-    #expect(scheduler.pendingActionCount == 1)
-    #expect(scheduler.nextActionDate == scheduler.now.advanced(by: 1))
-    #expect(clock.pendingWorkCount == 0)
-    #expect(clock.nextWakeUp == nil)
-    #expect(time.pendingCount == 1)
-    expectIssues("TestScheduler has 1 pending action") { scheduler.expectNoPendingActions() }
-    clock.expectNoPendingSleepers()
-  }
 }
