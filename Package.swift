@@ -8,6 +8,11 @@ import PackageDescription
 // fallback. Everything else needs only `Clock` and `Duration` (iOS 16), the minimums below.
 let testExecutorAvailability =
   "AvailabilityMacro=TempoTestExecutor 1.0:macOS 15.4, iOS 18.4, tvOS 18.4, watchOS 11.4, visionOS 2.4"
+// The first systems whose Swift runtime may sign its executor hooks with a schema of their own
+// (swiftlang/swift#91738), which Tempo cannot verify: in an arm64e process there, the test
+// executor installs no hook and falls back (`RuntimeHooks.signing`).
+let unverifiedHookSigning =
+  "AvailabilityMacro=TempoUnverifiedHookSigning 1.0:macOS 27, iOS 27, tvOS 27, watchOS 27, visionOS 27"
 
 let package = Package(
   name: "Tempo",
@@ -61,9 +66,12 @@ let package = Package(
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay")
       ]
     ),
+    // The runtime's executor hooks as C function pointer types, which Swift signs and calls as
+    // the runtime expects under pointer authentication (arm64e).
+    .target(name: "TempoRuntimeABI"),
     .target(
       name: "TempoExecutor",
-      dependencies: ["TempoSupport"]
+      dependencies: ["TempoRuntimeABI", "TempoSupport"]
     ),
     .target(
       name: "TempoCore",
@@ -200,10 +208,11 @@ let package = Package(
   swiftLanguageModes: [.v6]
 )
 
-for target in package.targets {
+for target in package.targets where target.name != "TempoRuntimeABI" {
   target.swiftSettings =
     (target.swiftSettings ?? []) + [
       .enableExperimentalFeature(testExecutorAvailability),
+      .enableExperimentalFeature(unverifiedHookSigning),
       .enableUpcomingFeature("ExistentialAny"),
       .enableUpcomingFeature("InternalImportsByDefault"),
       .enableUpcomingFeature("MemberImportVisibility"),

@@ -1,4 +1,5 @@
 import Dispatch
+import TempoRuntimeABI
 @_spi(TempoInternals) import TempoSupport
 
 /// The Swift runtime's executor hooks, through which test executors see the jobs that the work
@@ -16,14 +17,14 @@ import Dispatch
 ///
 /// When the last executor closes, what was there before is put back. Every job that belongs to
 /// no open executor goes where it was going, through the hook that was there before, if any.
+///
+/// The hooks are C function pointers (`TempoRuntimeABI.h`), so that in an arm64e process they are
+/// signed and authenticated as the runtime expects; see ``signing``.
 @available(TempoTestExecutor 1.0, *)
 enum RuntimeHooks {
-  typealias JobOriginal = @convention(thin) (UnownedJob) -> Void
-  typealias JobHook = @convention(thin) (UnownedJob, JobOriginal) -> Void
-  typealias GetMainOriginal = @convention(thin) () -> UnownedSerialExecutor
-  typealias GetMainHook = @convention(thin) (GetMainOriginal) -> UnownedSerialExecutor
-  typealias IsMainOriginal = @convention(thin) (UnownedSerialExecutor) -> Bool
-  typealias IsMainHook = @convention(thin) (UnownedSerialExecutor, IsMainOriginal) -> Bool
+  typealias JobHook = TempoJobHook
+  typealias GetMainHook = TempoGetMainHook
+  typealias IsMainHook = TempoIsMainHook
 
   private struct Slots: @unchecked Sendable {
     // Invariant: the pointers address the runtime's hook variables, which live as long as the
@@ -59,6 +60,7 @@ enum RuntimeHooks {
   }
 
   private static let slots: Slots? = {
+    guard signing != .unverified else { return nil }
     // A runtime older than Swift 6.1 (macOS 15.0–15.3, iOS 18.0–18.3) lacks the main-executor
     // hooks. Tempo's tests simulate one by naming a symbol in this variable.
     let missing = Platform.environmentValue(named: "TEMPO_SIMULATE_MISSING_HOOK")
@@ -94,8 +96,68 @@ enum RuntimeHooks {
     return lock.withLock { isTempos(slots.global.pointee, routeGlobal) }
   }
 
-  /// Whether this runtime exposes the hooks; without them a test executor cannot see any job.
+  /// Whether this runtime exposes the hooks, and Tempo can sign them as it expects; without them
+  /// a test executor cannot see any job.
   static var areAvailable: Bool { slots != nil }
+
+  /// Why the hooks cannot be installed, in words for a warning; nil when they can.
+  static var unavailability: String? {
+    if slots != nil { return nil }
+    if signing == .unverified {
+      return """
+        This arm64e process runs on a Swift runtime whose hooks may be signed with a scheme \
+        newer than Tempo knows (swiftlang/swift#91738; systems after the 26.x releases), and a \
+        hook signed the wrong way would crash the process
+        """
+    }
+    return """
+      This Swift runtime has no main-executor hooks (they arrived with Swift 6.1: macOS 15.4, \
+      iOS and tvOS 18.4, watchOS 11.4, visionOS 2.4)
+      """
+  }
+
+  /// How the runtime in this process authenticates the hook pointers Tempo stores and the
+  /// `original` functions it is given.
+  enum Signing: Equatable {
+    /// Not at all: no pointer authentication (x86_64, arm64, every simulator, Linux).
+    case none
+    /// Plain C function pointers, key IA and discriminator 0, which is how Swift signs and calls
+    /// `@convention(c)` functions: every runtime through Swift 6.3, which every system through
+    /// the 26.x releases ships.
+    case plainFunctionPointers
+    /// Possibly a schema of the hook variables' own (swiftlang/swift#91738: a non-zero
+    /// discriminator with address diversity), whose constants no shipped header states. Tempo
+    /// installs nothing rather than crash the process.
+    case unverified
+  }
+
+  /// The signing of this process's runtime (``Signing``). Tempo's tests simulate an unverified
+  /// one with `TEMPO_SIMULATE_UNVERIFIED_HOOK_SIGNING`.
+  static let signing: Signing = {
+    if Platform.environmentValue(named: "TEMPO_SIMULATE_UNVERIFIED_HOOK_SIGNING") != nil {
+      return .unverified
+    }
+    return signing(
+      authenticatesCodePointers: tempo_authenticates_code_pointers(),
+      runtimeMayPredateOwnSchema: runtimeMayPredateOwnHookSchema)
+  }()
+
+  /// The decision, apart from the process: with pointer authentication, hooks are stored as
+  /// plain function pointers only on a runtime known to authenticate them so.
+  static func signing(
+    authenticatesCodePointers: Bool, runtimeMayPredateOwnSchema: Bool
+  ) -> Signing {
+    guard authenticatesCodePointers else { return .none }
+    return runtimeMayPredateOwnSchema ? .plainFunctionPointers : .unverified
+  }
+
+  /// Whether the system's Swift runtime is one of those known to sign the hooks as plain
+  /// function pointers: those of the 26.x releases and before (the macro in Package.swift names
+  /// the first systems after them).
+  private static var runtimeMayPredateOwnHookSchema: Bool {
+    if #available(TempoUnverifiedHookSigning 1.0, *) { return false }
+    return true
+  }
 
   /// `executor` opens: installs the hooks if nothing needed them before.
   static func open(_ executor: TestExecutor) {
@@ -275,24 +337,27 @@ enum RuntimeHooks {
       == unsafeBitCast(ours, to: UnsafeRawPointer.self)
   }
 
-  private static let routeGlobal: JobHook = { job, original in
-    let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
-    if firstCandidate(forJob: task, { $0.accept(job) }) != nil { return }
+  private static let routeGlobal: JobHook = { pointer, original in
+    let job = unsafeBitCast(pointer, to: UnownedJob.self)
+    if firstCandidate(forJob: UnsafeRawPointer(pointer), { $0.accept(job) }) != nil { return }
     if TaskLineage.relay(job) { return }
     if let previous = lock.withLock({ state.previous.global }) {
-      previous(job, original)
+      previous(pointer, original)
     } else {
-      original(job)
+      original(pointer)
     }
   }
 
-  private static let routeMainEnqueue: JobHook = { job, _ in
-    MainExecutor.shared.enqueue(job)
+  private static let routeMainEnqueue: JobHook = { pointer, _ in
+    MainExecutor.shared.enqueue(unsafeBitCast(pointer, to: UnownedJob.self))
   }
 
-  private static let getMain: GetMainHook = { _ in MainExecutor.unowned }
+  private static let getMain: GetMainHook = { _ in
+    unsafeBitCast(MainExecutor.unowned, to: TempoExecutorRef.self)
+  }
 
   private static let isMain: IsMainHook = { executor, original in
-    MainExecutor.isThis(executor) || original(executor)
+    MainExecutor.isThis(unsafeBitCast(executor, to: UnownedSerialExecutor.self))
+      || original(executor)
   }
 }

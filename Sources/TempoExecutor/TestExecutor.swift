@@ -108,13 +108,12 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// executors fall back to settling by probe rounds.
   package static func warnOnceThatHooksAreMissing() {
     guard missingHooksWarning.setForTheFirstTime() else { return }
+    let why = RuntimeHooks.unavailability ?? "The runtime's executor hooks cannot be installed"
     reportTempoIssue(
       """
-      This Swift runtime has no main-executor hooks (they arrived with Swift 6.1: macOS 15.4, \
-      iOS and tvOS 18.4, watchOS 11.4, visionOS 2.4), so withTestExecutor and .testExecutor \
-      run their tests without a test executor: async advances let the released work run by \
-      rounds through the global executor and the main actor instead of waiting for it to go \
-      quiet. Said once per process.
+      \(why), so withTestExecutor and .testExecutor run their tests without a test executor: \
+      async advances let the released work run by rounds through the global executor and the \
+      main actor instead of waiting for it to go quiet. Said once per process.
       """,
       asWarning: true)
   }

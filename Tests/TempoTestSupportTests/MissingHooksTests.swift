@@ -5,14 +5,17 @@ import TempoTestHelpers
 import TempoTestSupport
 import Testing
 
-/// On a runtime without the main-executor hooks (before Swift 6.1), `withTestExecutor` runs its
-/// test on the fallback and warns once per process. CI simulates such a runtime in a process of
-/// its own (`TEMPO_SIMULATE_MISSING_HOOK=swift_task_getMainExecutor_hook`, this suite alone);
-/// elsewhere the suite is skipped.
+/// On a runtime without the main-executor hooks (before Swift 6.1), or in an arm64e process on a
+/// runtime whose hook signing Tempo cannot verify, `withTestExecutor` runs its test on the
+/// fallback and warns once per process, saying which. CI simulates each in a process of its own
+/// (`TEMPO_SIMULATE_MISSING_HOOK=swift_task_getMainExecutor_hook`, or
+/// `TEMPO_SIMULATE_UNVERIFIED_HOOK_SIGNING=1`, this suite alone); elsewhere it is skipped.
 let simulatesMissingHooks =
   ProcessInfo.processInfo.environment["TEMPO_SIMULATE_MISSING_HOOK"] != nil
+let simulatesUnverifiedSigning =
+  ProcessInfo.processInfo.environment["TEMPO_SIMULATE_UNVERIFIED_HOOK_SIGNING"] != nil
 
-@Suite(.enabled(if: simulatesMissingHooks))
+@Suite(.enabled(if: simulatesMissingHooks || simulatesUnverifiedSigning))
 struct MissingHooksTests {
   @Test func scopesRunOnTheFallbackWithOneWarningPerProcess() async {
     #expect(!TestExecutor.isSupported)
@@ -33,7 +36,8 @@ struct MissingHooksTests {
       }
     }
     #expect(issues.count == 1)
-    #expect(issues.first?.contains("Swift 6.1") == true)
+    let reason = simulatesUnverifiedSigning ? "arm64e" : "Swift 6.1"
+    #expect(issues.first?.contains(reason) == true)
     #expect(!TestExecutor.hooksAreInstalled)
   }
 }

@@ -1,0 +1,67 @@
+// The Swift concurrency runtime's executor hooks, as Tempo stores and calls them.
+//
+// The runtime declares each hook as a variable holding a function pointer, and passes each hook
+// the runtime's own implementation as `original` (swiftlang/swift,
+// include/swift/Runtime/ConcurrencyHooks.def and stdlib/public/Concurrency/ConcurrencyHooks.cpp):
+//
+//   void (*swift_task_enqueueGlobal_hook)(Job *job, void (*original)(Job *));
+//   void (*swift_task_enqueueMainExecutor_hook)(Job *job, void (*original)(Job *));
+//   SerialExecutorRef (*swift_task_getMainExecutor_hook)(SerialExecutorRef (*original)(void));
+//   bool (*swift_task_isMainExecutor_hook)(SerialExecutorRef, bool (*original)(SerialExecutorRef));
+//
+// Declaring them here, rather than as Swift `@convention(thin)` function types, matters for
+// pointer authentication. In an arm64e process the runtime authenticates the hook it calls, and
+// Tempo authenticates the `original` it is given:
+// - Through Swift 6.3 (every runtime Apple has shipped, through the 26.x systems) the hook
+//   variables and `original` are plain C function pointers: key IA, discriminator 0. Swift signs
+//   a `@convention(c)` function value and authenticates a call through one with exactly that
+//   schema, and these typedefs import as `@convention(c)`. A `@convention(thin)` function value
+//   is signed with a discriminator derived from its Swift type instead, which the runtime would
+//   reject at the first hooked enqueue (`Documentation/arm64e-hook-signing.md` shows the IR).
+// - swiftlang/swift#91738 (merged to main in August 2026) gives the hook variables a schema of
+//   their own, with a non-zero discriminator and address diversity. No shipped system is known
+//   to have it; where the runtime may, Tempo installs no hook (`RuntimeHooks.signing`).
+//
+// The calling convention: the runtime declares these functions `swiftcall`, and Swift calls and
+// defines `@convention(c)` functions with the C convention. For these arguments (pointers, a
+// two-word struct, a boolean result) the two conventions pass and return everything in the same
+// registers on arm64, arm64e and x86_64, the architectures Tempo's test executor runs on.
+
+#ifndef TEMPO_RUNTIME_ABI_H
+#define TEMPO_RUNTIME_ABI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#if __has_feature(nullability)
+#pragma clang assume_nonnull begin
+#endif
+
+/// The runtime's `SerialExecutorRef`: an executor's identity and its witness table, with flag bits
+/// (Swift's `UnownedSerialExecutor`, two words).
+typedef struct TempoExecutorRef {
+  const void *_Nullable identity;
+  uintptr_t implementation;
+} TempoExecutorRef;
+
+/// `swift_task_enqueueGlobal_original` and `swift_task_enqueueMainExecutor_original`.
+typedef void (*TempoJobOriginal)(void *job);
+/// `swift_task_enqueueGlobal_hook` and `swift_task_enqueueMainExecutor_hook`.
+typedef void (*TempoJobHook)(void *job, TempoJobOriginal original);
+/// `swift_task_getMainExecutor_original`.
+typedef TempoExecutorRef (*TempoGetMainOriginal)(void);
+/// `swift_task_getMainExecutor_hook`.
+typedef TempoExecutorRef (*TempoGetMainHook)(TempoGetMainOriginal original);
+/// `swift_task_isMainExecutor_original`.
+typedef bool (*TempoIsMainOriginal)(TempoExecutorRef executor);
+/// `swift_task_isMainExecutor_hook`.
+typedef bool (*TempoIsMainHook)(TempoExecutorRef executor, TempoIsMainOriginal original);
+
+/// Whether this process authenticates code pointers (arm64e).
+bool tempo_authenticates_code_pointers(void);
+
+#if __has_feature(nullability)
+#pragma clang assume_nonnull end
+#endif
+
+#endif
