@@ -56,8 +56,10 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
 
   // Every stored property is a `let` of a `Sendable` type; the timeline and the wake-ups guard
   // their own state with a lock.
-  private let timeline: Timeline<Instant, Duration>
+  let timeline: Timeline<Instant, Duration>
   private let creation: SourceLocation
+  /// The instant the clock started at, from which its wall-clock date counts (a lone clock).
+  let origin: Instant
   /// Keeps a shared timeline's pending work alive while this clock is (nil for a lone clock).
   private let owner: SharedTimeline.Owner?
 
@@ -83,6 +85,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
       now: now, name: "TestClock", describe: describingSince(now),
       advancedBy: { $0.advanced(by: $1) })
     self.creation = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    self.origin = now
     self.owner = nil
   }
 
@@ -90,6 +93,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   init(timeline: Timeline<Instant, Duration>, creation: SourceLocation) {
     self.timeline = timeline
     self.creation = creation
+    self.origin = timeline.now
     self.owner = timeline.makeOwner()
   }
 

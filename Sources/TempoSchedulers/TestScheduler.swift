@@ -51,9 +51,11 @@ public final class TestScheduler<SchedulerTimeType: Strideable, SchedulerOptions
   Scheduler, @unchecked Sendable
 where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
   // Invariant: the only state is `timeline`, which is set once and guards itself with a lock;
-  // `creation` is immutable.
-  private let timeline: Timeline<SchedulerTimeType, SchedulerTimeType.Stride>
+  // `creation` and `start` are immutable.
+  let timeline: Timeline<SchedulerTimeType, SchedulerTimeType.Stride>
   private let creation: SourceLocation
+  /// The time the scheduler started at, from which its wall-clock date counts (when lone).
+  let start: SchedulerTimeType
   /// Keeps a shared timeline's pending work alive while this scheduler is (nil when lone).
   private let owner: SharedTimeline.Owner?
 
@@ -85,6 +87,7 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
       now: now, name: "TestScheduler", describe: { readable($0) },
       advancedBy: { $0.advanced(by: $1) })
     self.creation = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    self.start = now
     self.owner = nil
   }
 
@@ -94,6 +97,7 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
   ) {
     self.timeline = timeline
     self.creation = creation
+    self.start = timeline.now
     self.owner = timeline.makeOwner()
   }
 

@@ -1,3 +1,4 @@
+public import Foundation
 package import TempoCore
 import TempoSupport
 
@@ -46,6 +47,33 @@ public final class TestTimeline: Sendable {
 
   /// The time since the timeline began.
   public var now: Duration { shared.now }
+
+  /// The wall-clock date: the date the timeline began at (the 1970 epoch unless set with
+  /// ``setDate(_:)``) plus the virtual time since. Every source made on the timeline reads the
+  /// same date (`TestClock.date`, `TestScheduler.date`).
+  ///
+  /// ```swift
+  /// let time = TestTimeline()
+  /// time.setDate(Date(timeIntervalSince1970: 1_800_000_000))
+  /// await time.advance(by: .seconds(90))
+  /// time.date   // 1_800_000_090 seconds after 1970
+  /// ```
+  public var date: Date { Date(tempoSince1970: shared.wallDate) }
+
+  /// Sets the wall-clock date of the timeline and of all its sources, as a device whose clock is
+  /// changed: no virtual time passes and nothing runs. Later advances move the date on from
+  /// there. A date before the current one is allowed: wall clocks do go back.
+  public func setDate(_ date: Date) {
+    shared.setWallDate(date.tempoSince1970)
+  }
+
+  /// A function that answers ``date``, for code that takes the date as a closure, such as
+  /// swift-dependencies' `DateGenerator`.
+  ///
+  /// ```swift
+  /// let model = TokenModel(clock: TestClock(timeline: time), now: time.dateGenerator)
+  /// ```
+  public var dateGenerator: @Sendable () -> Date { { [self] in date } }
 
   /// How many actions and sleepers are waiting, on all sources. - Complexity: O(m)
   public var pendingWorkCount: Int { shared.pendingCount }

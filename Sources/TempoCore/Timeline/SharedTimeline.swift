@@ -24,6 +24,8 @@ package final class SharedTimeline: @unchecked Sendable {
   private let lock = Lock()
   private var members: [WeakMember] = []
   private var currentNow: Duration = .zero
+  /// The wall-clock date at shared time zero, as time since 1970 (see `WallClock.swift`).
+  private var wallStart: Duration = .zero
   private var nextSequence: UInt64 = 0
   /// The members kept alive because they have pending work.
   private var held: [ObjectIdentifier: any SharedTimelineMember] = [:]
@@ -45,6 +47,16 @@ package final class SharedTimeline: @unchecked Sendable {
 
   /// The shared time, as the duration since the shared start.
   package var now: Duration { lock.withLock { currentNow } }
+
+  /// The wall-clock date of every member, as time since 1970: the date at shared time zero plus
+  /// the shared time.
+  package var wallDate: Duration { lock.withLock { wallStart + currentNow } }
+
+  /// Sets the wall-clock date of every member to `date` (time since 1970), moving no virtual
+  /// time and running nothing.
+  package func setWallDate(_ date: Duration) {
+    lock.withLock { wallStart = date - currentNow }
+  }
 
   /// The next scheduling sequence number; every member takes its numbers here.
   package func takeSequence() -> UInt64 {

@@ -40,13 +40,16 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
 {
   package typealias Action = () -> Void
 
-  // Invariant: `lock` guards `state` (its pending work included) and the `action` of every
-  // `Handle` this timeline created; everything else is immutable. No user code (an action, or
+  // Invariant: `lock` guards `state` (its pending work included), `wallStart` and the `action`
+  // of every `Handle` this timeline created; everything else is immutable. No user code (an action, or
   // a closure's deinit) runs while it is held. Since every access is under the lock, the
   // runtime's exclusivity checks on `state` are left out (`@exclusivity(unchecked)`): they cost
   // more than the work itself.
   let lock = Lock()
   @exclusivity(unchecked) var state: TimelineState<Time, Interval>
+  /// The wall-clock date, as time since 1970, at which this lone timeline's front has moved no
+  /// time at all (a shared timeline's is its group's); guarded by `lock`. See `WallClock.swift`.
+  @exclusivity(unchecked) var wallStart: Duration = .zero
   let name: String
   /// How the runaway report writes a date (the fronts give the time since their start).
   let describe: (Time) -> String
