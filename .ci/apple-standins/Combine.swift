@@ -132,13 +132,15 @@ extension Subscribers {
 
     public var description: String { fatalError() }
 
-    public static func + (lhs: Subscribers.Demand, rhs: Subscribers.Demand) -> Subscribers.Demand
-    { fatalError() }
+    public static func + (lhs: Subscribers.Demand, rhs: Subscribers.Demand) -> Subscribers.Demand {
+      fatalError()
+    }
     public static func + (lhs: Subscribers.Demand, rhs: Int) -> Subscribers.Demand { fatalError() }
     public static func += (lhs: inout Subscribers.Demand, rhs: Subscribers.Demand) { fatalError() }
     public static func += (lhs: inout Subscribers.Demand, rhs: Int) { fatalError() }
-    public static func - (lhs: Subscribers.Demand, rhs: Subscribers.Demand) -> Subscribers.Demand
-    { fatalError() }
+    public static func - (lhs: Subscribers.Demand, rhs: Subscribers.Demand) -> Subscribers.Demand {
+      fatalError()
+    }
     public static func - (lhs: Subscribers.Demand, rhs: Int) -> Subscribers.Demand { fatalError() }
     public static func -= (lhs: inout Subscribers.Demand, rhs: Subscribers.Demand) { fatalError() }
     public static func -= (lhs: inout Subscribers.Demand, rhs: Int) { fatalError() }
@@ -367,9 +369,9 @@ extension Publisher {
   public func merge<P: Publisher>(with other: P) -> Publishers.Merge<Self, P>
   where Failure == P.Failure, Output == P.Output { fatalError() }
 
-  public func receive<S: Scheduler>(on scheduler: S, options: S.SchedulerOptions? = nil)
-    -> Publishers.ReceiveOn<Self, S>
-  { fatalError() }
+  public func receive<S: Scheduler>(
+    on scheduler: S, options: S.SchedulerOptions? = nil
+  ) -> Publishers.ReceiveOn<Self, S> { fatalError() }
 
   public func debounce<S: Scheduler>(
     for dueTime: S.SchedulerTimeType.Stride, scheduler: S, options: S.SchedulerOptions? = nil
