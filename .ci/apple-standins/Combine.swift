@@ -9,9 +9,11 @@
 // Tempo sees all three modules through one file (TempoSchedulers/Internal/Platform.swift), so the
 // difference does not show.
 //
-// Concurrency annotations: Combine's API has none, except what Swift infers for its `@frozen`
-// value types (`Subscribers.Demand`, `Subscribers.Completion`), which are written out here. Every
-// other type is left non-Sendable, as in the SDK.
+// Concurrency annotations: only what Swift infers for Combine's `@frozen` value types
+// (`Subscribers.Demand`, and `Subscribers.Completion` when its failure is Sendable), written out
+// here. Every other type is left non-Sendable, the stricter choice: code that passes here does not
+// lean on a conformance the SDK may lack. `ImmediateScheduler` is declared although Tempo never
+// uses Combine's: Tempo declares its own, which must win over Combine's in Tempo's files.
 
 public import Dispatch
 public import Foundation
@@ -22,24 +24,12 @@ public protocol Cancellable {
   func cancel()
 }
 
-extension Cancellable {
-  public func store(in set: inout Set<AnyCancellable>) { fatalError() }
-
-  public func store<C: RangeReplaceableCollection>(in collection: inout C)
-  where C.Element == AnyCancellable { fatalError() }
-}
-
 public final class AnyCancellable: Cancellable, Hashable {
   public init(_ cancel: @escaping () -> Void) {}
 
   public init<C: Cancellable>(_ canceller: C) {}
 
   public final func cancel() {}
-
-  public final func store(in set: inout Set<AnyCancellable>) { fatalError() }
-
-  public final func store<C: RangeReplaceableCollection>(in collection: inout C)
-  where C.Element == AnyCancellable { fatalError() }
 
   public static func == (lhs: AnyCancellable, rhs: AnyCancellable) -> Bool { lhs === rhs }
 
@@ -77,10 +67,6 @@ public protocol Subscriber<Input, Failure>: CustomCombineIdentifierConvertible {
   func receive(completion: Subscribers.Completion<Failure>)
 }
 
-extension Subscriber where Input == Void {
-  public func receive() -> Subscribers.Demand { fatalError() }
-}
-
 public protocol Publisher<Output, Failure> {
   associatedtype Output
   associatedtype Failure: Error
@@ -91,19 +77,12 @@ public protocol Publisher<Output, Failure> {
 extension Publisher {
   public func subscribe<S: Subscriber>(_ subscriber: S)
   where Failure == S.Failure, Output == S.Input { fatalError() }
-
-  public func subscribe<S: Subject>(_ subject: S) -> AnyCancellable
-  where Failure == S.Failure, Output == S.Output { fatalError() }
 }
 
 public protocol Subject<Output, Failure>: AnyObject, Publisher {
   func send(_ value: Output)
   func send(completion: Subscribers.Completion<Failure>)
   func send(subscription: any Subscription)
-}
-
-extension Subject where Output == Void {
-  public func send() { fatalError() }
 }
 
 public protocol ConnectablePublisher<Output, Failure>: Publisher {
@@ -170,17 +149,6 @@ extension Subscribers {
     case failure(Failure)
   }
 
-  public final class Sink<Input, Failure: Error>: Subscriber, Cancellable {
-    public init(
-      receiveCompletion: @escaping (Subscribers.Completion<Failure>) -> Void,
-      receiveValue: @escaping (Input) -> Void
-    ) {}
-
-    public func receive(subscription: any Subscription) {}
-    public func receive(_ value: Input) -> Subscribers.Demand { fatalError() }
-    public func receive(completion: Subscribers.Completion<Failure>) {}
-    public func cancel() {}
-  }
 }
 
 extension Subscribers.Completion: Equatable where Failure: Equatable {}
@@ -194,30 +162,11 @@ public struct AnySubscriber<Input, Failure: Error>: Subscriber, CustomStringConv
 
   public init<S: Subscriber>(_ s: S) where Input == S.Input, Failure == S.Failure { fatalError() }
 
-  public init<S: Subject>(_ s: S) where Input == S.Output, Failure == S.Failure { fatalError() }
-
-  public init(
-    receiveSubscription: ((any Subscription) -> Void)? = nil,
-    receiveValue: ((Input) -> Subscribers.Demand)? = nil,
-    receiveCompletion: ((Subscribers.Completion<Failure>) -> Void)? = nil
-  ) { fatalError() }
-
   public var description: String { fatalError() }
 
   public func receive(subscription: any Subscription) {}
   public func receive(_ value: Input) -> Subscribers.Demand { fatalError() }
   public func receive(completion: Subscribers.Completion<Failure>) {}
-}
-
-public struct AnyPublisher<Output, Failure: Error>: Publisher {
-  public init<P: Publisher>(_ publisher: P) where Output == P.Output, Failure == P.Failure {}
-
-  public func receive<S: Subscriber>(subscriber: S)
-  where Failure == S.Failure, Output == S.Input {}
-}
-
-extension Publisher {
-  public func eraseToAnyPublisher() -> AnyPublisher<Output, Failure> { fatalError() }
 }
 
 public final class PassthroughSubject<Output, Failure: Error>: Subject {
@@ -231,33 +180,9 @@ public final class PassthroughSubject<Output, Failure: Error>: Subject {
   where Failure == S.Failure, Output == S.Input {}
 }
 
-public final class CurrentValueSubject<Output, Failure: Error>: Subject {
-  public final var value: Output { fatalError() }
-
-  public init(_ value: Output) {}
-
-  public func send(_ input: Output) {}
-  public func send(completion: Subscribers.Completion<Failure>) {}
-  public func send(subscription: any Subscription) {}
-
-  public func receive<S: Subscriber>(subscriber: S)
-  where Failure == S.Failure, Output == S.Input {}
-}
-
 // MARK: Publishers and operators
 
 public enum Publishers {}
-
-public struct Just<Output>: Publisher {
-  public typealias Failure = Never
-
-  public let output: Output
-
-  public init(_ output: Output) { self.output = output }
-
-  public func receive<S: Subscriber>(subscriber: S)
-  where Output == S.Input, S.Failure == Never {}
-}
 
 public final class Future<Output, Failure: Error>: Publisher {
   public typealias Promise = (Result<Output, Failure>) -> Void
@@ -279,16 +204,6 @@ extension Publishers {
 
     public func receive<S: Subscriber>(subscriber: S)
     where Upstream.Failure == S.Failure, Upstream.Output == S.Input {}
-  }
-
-  public struct Map<Upstream: Publisher, Output>: Publisher {
-    public typealias Failure = Upstream.Failure
-
-    public let upstream: Upstream
-    public let transform: (Upstream.Output) -> Output
-
-    public func receive<S: Subscriber>(subscriber: S)
-    where Output == S.Input, Upstream.Failure == S.Failure {}
   }
 
   public struct Output<Upstream: Publisher>: Publisher {
@@ -319,18 +234,6 @@ extension Publishers {
     where B.Failure == S.Failure, B.Output == S.Input {}
   }
 
-  public struct ReceiveOn<Upstream: Publisher, Context: Scheduler>: Publisher {
-    public typealias Output = Upstream.Output
-    public typealias Failure = Upstream.Failure
-
-    public let upstream: Upstream
-    public let scheduler: Context
-    public let options: Context.SchedulerOptions?
-
-    public func receive<S: Subscriber>(subscriber: S)
-    where Upstream.Failure == S.Failure, Upstream.Output == S.Input {}
-  }
-
   public struct Debounce<Upstream: Publisher, Context: Scheduler>: Publisher {
     public typealias Output = Upstream.Output
     public typealias Failure = Upstream.Failure
@@ -344,43 +247,17 @@ extension Publishers {
     where Upstream.Failure == S.Failure, Upstream.Output == S.Input {}
   }
 
-  public struct Delay<Upstream: Publisher, Context: Scheduler>: Publisher {
-    public typealias Output = Upstream.Output
-    public typealias Failure = Upstream.Failure
-
-    public let upstream: Upstream
-    public let interval: Context.SchedulerTimeType.Stride
-    public let tolerance: Context.SchedulerTimeType.Stride
-    public let scheduler: Context
-    public let options: Context.SchedulerOptions?
-
-    public func receive<S: Subscriber>(subscriber: S)
-    where Upstream.Failure == S.Failure, Upstream.Output == S.Input {}
-  }
 }
 
 extension Publisher {
-  public func map<T>(_ transform: @escaping (Output) -> T) -> Publishers.Map<Self, T> {
-    fatalError()
-  }
-
   public func prefix(_ maxLength: Int) -> Publishers.Output<Self> { fatalError() }
 
   public func merge<P: Publisher>(with other: P) -> Publishers.Merge<Self, P>
   where Failure == P.Failure, Output == P.Output { fatalError() }
 
-  public func receive<S: Scheduler>(
-    on scheduler: S, options: S.SchedulerOptions? = nil
-  ) -> Publishers.ReceiveOn<Self, S> { fatalError() }
-
   public func debounce<S: Scheduler>(
     for dueTime: S.SchedulerTimeType.Stride, scheduler: S, options: S.SchedulerOptions? = nil
   ) -> Publishers.Debounce<Self, S> { fatalError() }
-
-  public func delay<S: Scheduler>(
-    for interval: S.SchedulerTimeType.Stride, tolerance: S.SchedulerTimeType.Stride? = nil,
-    scheduler: S, options: S.SchedulerOptions? = nil
-  ) -> Publishers.Delay<Self, S> { fatalError() }
 
   public func sink(
     receiveCompletion: @escaping ((Subscribers.Completion<Failure>) -> Void),
