@@ -99,6 +99,42 @@ final class DropInTests: XCTestCase {
   }
 }
 
+extension DropInTests {
+  /// `\.date` follows a test clock: the model reads `@Dependency(\.date.now)` while it sleeps on
+  /// `\.continuousClock`, and both move together.
+  @MainActor
+  func testDateDependencyMovesWithTheClock() async {
+    let clock = TestClock()
+    let signIn = Date(timeIntervalSince1970: 1_800_000_000)
+    clock.setDate(signIn)
+    let model = withDependencies {
+      $0.continuousClock = clock
+      $0.date = DateGenerator(clock.dateGenerator)
+    } operation: {
+      TokenModel()
+    }
+    let task = Task { await model.signIn() }
+    await clock.advance(by: .seconds(3_599))
+    XCTAssertEqual(model.stamps, [signIn])
+    await clock.advance(by: .seconds(1))
+    await task.value
+    XCTAssertEqual(model.stamps, [signIn, signIn.addingTimeInterval(3_600)])
+  }
+}
+
+@MainActor
+final class TokenModel {
+  @Dependency(\.continuousClock) var clock
+  @Dependency(\.date.now) var now
+  var stamps: [Date] = []
+
+  func signIn() async {
+    stamps.append(now)
+    try? await clock.sleep(for: .seconds(3_600))
+    stamps.append(now)
+  }
+}
+
 @MainActor
 final class CountdownModel {
   @Dependency(\.mainQueue) var mainQueue
