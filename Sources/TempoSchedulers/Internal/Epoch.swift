@@ -1,3 +1,5 @@
+import TempoTimeline
+
 /// A scheduler time type with a fixed instant for Tempo's stand-ins to start at.
 ///
 /// Dispatch time (used by `DispatchQueue` and ``UIScheduler``) starts at 1 ns of uptime, since
@@ -42,7 +44,7 @@ extension RunLoop.SchedulerTimeType: _TempoEpochTime {
 
   /// The date `elapsed` after 1970.
   public static func _tempoInstant(elapsed: Duration) -> Self {
-    .init(Date(timeIntervalSince1970: elapsed.tempoSeconds))
+    .init(Date(tempoSince1970: elapsed))
   }
 }
 
@@ -55,7 +57,7 @@ extension OperationQueue.SchedulerTimeType: _TempoEpochTime {
 
   /// The date `elapsed` after 1970.
   public static func _tempoInstant(elapsed: Duration) -> Self {
-    .init(Date(timeIntervalSince1970: elapsed.tempoSeconds))
+    .init(Date(tempoSince1970: elapsed))
   }
 }
 
@@ -65,14 +67,6 @@ extension Date {
   /// makes 0.4 s + 0.5 s come back as 0.9 s.
   fileprivate var tempoElapsed: Duration {
     .microseconds(Int64((timeIntervalSince1970 * 1_000_000).rounded()))
-  }
-}
-
-extension Duration {
-  /// The duration in seconds, as a `Double`.
-  fileprivate var tempoSeconds: Double {
-    let (seconds, attoseconds) = components
-    return Double(seconds) + Double(attoseconds) / 1e18
   }
 }
 
