@@ -116,6 +116,7 @@ let package = Package(
       name: "TempoTestSupport",
       dependencies: [
         "TempoExecutor",
+        "TempoSupport",
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]

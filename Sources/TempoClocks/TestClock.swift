@@ -87,6 +87,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
     self.creation = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     self.origin = now
     self.owner = nil
+    timeline.setCreation(creation)
   }
 
   /// Creates a test clock on a timeline made elsewhere (a shared one).
@@ -95,6 +96,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
     self.creation = creation
     self.origin = timeline.now
     self.owner = timeline.makeOwner()
+    timeline.setCreation(creation)
   }
 
   /// Suspends until the clock's time reaches `deadline`, or returns at once if it already has.
@@ -122,6 +124,9 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
 
   /// Moves time forward by `duration`, resuming the sleepers due along the way in order and
   /// letting the work each one releases run before taking the next.
+  ///
+  /// `advance()`, by zero, moves no time: it lets the work already started go quiet, as
+  /// kotlinx's `runCurrent` runs what is due now.
   public func advance(
     by duration: Duration = .zero,
     fileID: StaticString = #fileID,
@@ -147,6 +152,55 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   ) async {
     await timeline.advance(
       to: deadline,
+      at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// Moves time to the next deadline of a sleeper and resumes the sleepers due then, in order,
+  /// letting the work each one releases go quiet before the next; does nothing if no task is
+  /// sleeping. (Jest's `advanceTimersToNextTimer`, sinon's `next`.)
+  ///
+  /// The work already started goes quiet first, so a task started just before the call has
+  /// gone to sleep by the time the next deadline is read:
+  ///
+  /// ```swift
+  /// Task { await model.reconnect() }       // retries after 1 s, then 2 s, then 4 s
+  /// await clock.advanceToNextDueTime()     // now is 1 s: the first retry ran
+  /// await clock.advanceToNextDueTime()     // now is 3 s: the second
+  /// ```
+  public func advanceToNextDueTime(
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    await timeline.advanceToNextDue(
+      at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// Resumes the sleepers pending now, in order, moving time to the last of their deadlines;
+  /// what they go on to do after that deadline stays pending. (sinon's `runToLast`, which is
+  /// what Jest's `runOnlyPendingTimers` does.)
+  ///
+  /// Unlike ``run(limit:fileID:filePath:line:column:)``, it ends even when the work never runs
+  /// out: a task that sleeps in a loop runs its iterations due by that deadline, then stays
+  /// asleep.
+  ///
+  /// ```swift
+  /// Task { await model.startTimer() }   // ticks every second until stopped
+  /// Task { await model.showHint() }     // sleeps 5 s
+  /// await clock.runPending()            // now is 5 s: five ticks and the hint; the timer
+  ///                                     // sleeps on, until 6 s
+  /// ```
+  ///
+  /// To run what is due now without moving time (kotlinx's `runCurrent`), advance by zero:
+  /// `await clock.advance()`.
+  public func runPending(
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    await timeline.runPending(
       at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
@@ -223,6 +277,22 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   /// The instant the next sleeper wakes at, or `nil` if none is sleeping.
   public var nextDueTime: Instant? { timeline.nextDate }
 
+  /// The sleepers of this clock, one line each (the first 20) under a head line with their
+  /// count and the clock's time, for a failure message. - Complexity: O(n log n)
+  ///
+  /// ```swift
+  /// #expect(clock.pendingWorkCount == 0, "\(clock.pendingWorkDescription)")
+  /// ```
+  ///
+  /// ```
+  /// TestClock created at FeatureTests.swift:12 has 1 pending (now is 3.0 seconds):
+  /// - due at 5.0 seconds on TestClock created at FeatureTests.swift:12
+  /// ```
+  ///
+  /// On a shared timeline it lists this clock's sleepers, at times since the timeline began;
+  /// ``TestTimeline/pendingWorkDescription`` lists every source's.
+  public var pendingWorkDescription: String { timeline.pendingWorkDescription }
+
   /// Reports an issue if any task is sleeping on this clock, naming when each wakes.
   ///
   /// ```swift
@@ -259,8 +329,13 @@ extension TestClock where Duration == Swift.Duration {
   /// ```swift
   /// let clock = TestClock()
   /// ```
-  public convenience init() {
-    self.init(now: .init())
+  public convenience init(
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    self.init(now: .init(), fileID: fileID, filePath: filePath, line: line, column: column)
   }
 }
 

@@ -24,6 +24,9 @@ package final class ImplicitScope: @unchecked Sendable {
   private var executor: AnyObject?
   /// Whether the scope was made outside any task, and watches for the tasks of its test.
   private let isWatching: Bool
+  /// The timeline that owns the scope, whose pending work the executor lists when the test
+  /// ends (see ``register(_:)``).
+  private weak var source: (any LeftoverWorkSource)?
 
   /// Opens or joins the current task's executor, unless a `withTestExecutor` scope is open;
   /// outside any task, starts watching for the test's tasks. Guards its state with `lock` (a
@@ -50,24 +53,40 @@ package final class ImplicitScope: @unchecked Sendable {
     }
   }
 
+  /// Makes `source`, the timeline that owns the scope, one of the test's time sources: the
+  /// open `withTestExecutor` scope's, and every executor this scope holds, list its pending
+  /// work when the test ends. Called once, when the owner is made.
+  package func register(_ source: any LeftoverWorkSource) {
+    guard #available(TempoTestExecutor 1.0, *) else { return }
+    let held = lock.withLock {
+      self.source = source
+      return executor as? TestExecutor
+    }
+    if let scoped = TestExecutor.current, scoped.isOpen { scoped.leftovers.add(source) }
+    held?.leftovers.add(source)
+  }
+
   /// The executor an async advance of the owner waits on: the open `withTestExecutor` scope's,
   /// else this scope's (for a scope made outside any task, the one of the advancing task, which
   /// adopts the tasks it started). Nil where the runtime has no hooks.
   @available(TempoTestExecutor 1.0, *)
   package func executorForDriving(at location: SourceLocation) -> TestExecutor? {
     if let scoped = TestExecutor.current, scoped.isOpen { return scoped }
-    let (executor, replaced) = lock.withLock { () -> (TestExecutor?, TestExecutor?) in
+    let (executor, replaced, source) = lock.withLock {
+      () -> (TestExecutor?, TestExecutor?, (any LeftoverWorkSource)?) in
       let held = self.executor as? TestExecutor
       if let held, held.isOpen, !isWatching || RuntimeHooks.executorThatMetCurrentTask() === held {
-        return (held, nil)
+        return (held, nil, nil)
       }
       guard let current = TestExecutor.currentTaskPointer,
         let opened = Self.executorForCurrentTask()
-      else { return (nil, nil) }
+      else { return (nil, nil, nil) }
       if isWatching { TaskLineage.adopt(descendantsOf: TaskRef(current), by: opened) }
       self.executor = opened
-      return (opened, held)
+      return (opened, held, self.source)
     }
+    // A newly held executor lists the owner's pending work when its test ends.
+    if let executor, let source { executor.leftovers.add(source) }
     // The lease on the executor this scope held (closed, or the previous test's) is let go
     // after unlocking.
     replaced?.releaseLease()

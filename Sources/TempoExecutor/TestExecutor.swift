@@ -60,6 +60,10 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// inherited by the tasks it starts.
   @TaskLocal package static var current: TestExecutor?
 
+  /// The time sources made for this test and its background work, which the end of the test
+  /// looks at (see `TestExecutor+Leftovers.swift`).
+  package let leftovers = Leftovers()
+
   /// How many jobs one ``settle(at:)`` lets run before it says the work does not go quiet
   /// (a task-local, so that a test can lower it for itself).
   @TaskLocal package static var jobBudget = 1_000_000

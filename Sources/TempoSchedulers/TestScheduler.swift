@@ -89,6 +89,7 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     self.creation = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     self.start = now
     self.owner = nil
+    timeline.setCreation(creation)
   }
 
   /// Creates a test scheduler on a timeline made elsewhere (a shared one).
@@ -99,13 +100,15 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     self.creation = creation
     self.start = timeline.now
     self.owner = timeline.makeOwner()
+    timeline.setCreation(creation)
   }
 
   // MARK: - Advancing
 
   /// Moves time forward by `stride`, running the work due along the way in order.
   ///
-  /// `advance()` (a stride of zero) runs the work due now, such as what `receive(on:)` queued.
+  /// `advance()` (a stride of zero) runs the work due now, such as what `receive(on:)` queued,
+  /// without moving time (kotlinx's `runCurrent`).
   ///
   /// - Complexity: O(k log n) for k actions run and n pending.
   public func advance(
@@ -165,6 +168,77 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
       to: instant, at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
+  /// Moves time to the date of the next scheduled action and runs what is due then, in order
+  /// (and what that schedules for the same date); does nothing if nothing is scheduled.
+  /// (Jest's `advanceTimersToNextTimer`, sinon's `next`.)
+  ///
+  /// ```swift
+  /// model.query.send("tempo")                 // debounced by 300 ms
+  /// scheduler.advanceToNextDueTime()          // now is 300 ms: the search ran
+  /// ```
+  ///
+  /// - Complexity: O(k log n) for k actions run and n pending.
+  public func advanceToNextDueTime(
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    timeline.advanceToNextDue(
+      at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// ``advanceToNextDueTime(fileID:filePath:line:column:)`` for async code: the work already
+  /// started goes quiet first, then the work each action releases goes quiet before the next.
+  public func advanceToNextDueTime(
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    await timeline.advanceToNextDue(
+      at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// Runs the actions scheduled now, in order, moving time to the last of their dates; what
+  /// they schedule after that date stays pending. (sinon's `runToLast`, which is what Jest's
+  /// `runOnlyPendingTimers` does.)
+  ///
+  /// Unlike ``run(limit:fileID:filePath:line:column:)``, it ends even when the work never runs
+  /// out: a repeating timer fires at each of its dates up to the last date pending now, and
+  /// stays scheduled.
+  ///
+  /// ```swift
+  /// let timer = Publishers.Timer(every: .seconds(1), scheduler: scheduler).autoconnect()
+  /// scheduler.schedule(after: scheduler.now.advanced(by: .seconds(5))) { print("hint") }
+  /// scheduler.runPending()   // now is 5 s: the hint, and the ticks at 1 to 5 s
+  /// ```
+  ///
+  /// To run what is due now without moving time (kotlinx's `runCurrent`), advance by zero:
+  /// `scheduler.advance()`.
+  ///
+  /// - Complexity: O(n log n + k log n) for n pending and k actions run.
+  public func runPending(
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    timeline.runPending(at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// ``runPending(fileID:filePath:line:column:)`` for async code: the work already started
+  /// goes quiet first, then the work each action releases goes quiet before the next.
+  public func runPending(
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    await timeline.runPending(
+      at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
   /// Runs scheduled work until none is left, moving time to each action's date.
   ///
   /// Work that never runs out (a repeating timer nobody cancels) cannot be run to the end, so
@@ -208,6 +282,23 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
 
   /// The date of the next action that will run, or `nil` if nothing is pending.
   public var nextDueTime: SchedulerTimeType? { timeline.nextDate }
+
+  /// The scheduled actions, one line each (the first 20) under a head line with their count
+  /// and the scheduler's time, for a failure message. - Complexity: O(n log n)
+  ///
+  /// ```swift
+  /// XCTAssertEqual(scheduler.pendingWorkCount, 0, scheduler.pendingWorkDescription)
+  /// ```
+  ///
+  /// ```
+  /// TestScheduler created at SearchTests.swift:9 has 1 pending (now is 0.1 seconds since the
+  /// scheduler's start):
+  /// - due at 0.4 seconds since the scheduler's start on TestScheduler created at SearchTests.swift:9
+  /// ```
+  ///
+  /// On a shared timeline it lists this scheduler's actions, at times since the timeline
+  /// began; `TestTimeline.pendingWorkDescription` lists every source's.
+  public var pendingWorkDescription: String { timeline.pendingWorkDescription }
 
   /// Reports an issue if any work is still scheduled, naming how much and when it is due.
   ///

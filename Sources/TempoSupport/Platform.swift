@@ -165,3 +165,18 @@ extension Platform {
     getenv(name).map { String(cString: $0) }
   }
 }
+
+extension Platform {
+  /// Writes `text` to standard error (file descriptor 2), unbuffered.
+  package static func writeToStandardError(_ text: String) {
+    var text = text
+    text.withUTF8 { bytes in
+      var rest = UnsafeRawBufferPointer(bytes)
+      while !rest.isEmpty {
+        let written = write(2, rest.baseAddress, rest.count)
+        guard written > 0 else { return }
+        rest = UnsafeRawBufferPointer(rebasing: rest[written...])
+      }
+    }
+  }
+}

@@ -9,6 +9,9 @@ package struct SourceLocation: Sendable {
   /// Appended to every issue reported here: says how to point the issue at the user's line when
   /// this location is not the user's (a factory property cannot know its caller).
   package var note = ""
+  /// The factory property this location stands for (`DispatchQueue.test`), whose caller's line
+  /// is unknown; nil for a location of the user's own line.
+  package var factory: String?
 
   package init(fileID: StaticString, filePath: StaticString, line: UInt, column: UInt) {
     self.fileID = fileID
@@ -28,6 +31,7 @@ package struct SourceLocation: Sendable {
     column: UInt = #column
   ) -> SourceLocation {
     var location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    location.factory = factory
     location.note =
       " (`\(factory)` is a property, which cannot know the line that read it: create the "
       + "scheduler with `\(instead)` to have this issue point at that line.)"
@@ -37,14 +41,19 @@ package struct SourceLocation: Sendable {
   /// Reports `message` through IssueReporting, which fails the current XCTest or Swift Testing
   /// test (and, outside of tests, logs a runtime warning).
   package func report(_ message: String, asWarning: Bool = false) {
-    reportIssue(
-      message + note + testSupportHint, severity: asWarning ? .warning : .error,
-      fileID: fileID, filePath: filePath, line: line, column: column)
+    reportTempoIssue(
+      message + note, asWarning: asWarning, fileID: fileID, filePath: filePath, line: line,
+      column: column)
   }
 }
 
 /// Reports `message` where IssueReporting's defaults point, with the hint of
 /// ``testSupportHint``: for issues that have no user's line to point at.
+///
+/// A warning must not fail the test. Swift Testing records it as a warning; XCTest has no
+/// such severity (IssueReporting fails the test for a warning too), so under XCTest a warning
+/// is written to standard error instead, as `file:line: warning: message`, the form Xcode and
+/// the test log show.
 package func reportTempoIssue(
   _ message: String,
   asWarning: Bool = false,
@@ -53,6 +62,10 @@ package func reportTempoIssue(
   line: UInt = #line,
   column: UInt = #column
 ) {
+  if asWarning, TestContext.current == .xcTest {
+    Platform.writeToStandardError("\(filePath):\(line): warning: \(message)\n")
+    return
+  }
   reportIssue(
     message + testSupportHint, severity: asWarning ? .warning : .error, fileID: fileID,
     filePath: filePath, line: line, column: column)

@@ -1,5 +1,6 @@
 import IssueReporting
 import TempoExecutor
+@_spi(TempoInternals) import TempoSupport
 
 /// Runs `operation` with a test executor, so that test clocks and test schedulers advanced
 /// inside it wait for the work they release to go quiet, by construction.
@@ -42,23 +43,80 @@ import TempoExecutor
 ///     queue (`DispatchQueue.main.async { … }`), which are not jobs and are not counted: each
 ///     wait for quiet then ends with a round trip through the main queue, repeated until it
 ///     finds nothing new. Main-actor tasks and hops are counted without it.
+///   - leftoverWork: What the end of the scope does with work the test leaves behind (sleepers
+///     and actions pending on its test clocks and schedulers, tasks it started that have not
+///     finished): say so as a warning (the default), fail the test, or ignore it. See
+///     ``LeftoverWork``. Background work (``backgroundTask(fileID:filePath:line:column:_:)``)
+///     is cancelled and waited for first, either way.
 ///   - operation: The test.
 @available(TempoTestExecutor 1.0, *)
 public func withTestExecutor<Result>(
   isolation: isolated (any Actor)? = #isolation,
   includingMainQueueBlocks: Bool = false,
+  leftoverWork: LeftoverWork = .warn,
+  fileID: StaticString = #fileID,
+  filePath: StaticString = #filePath,
+  line: UInt = #line,
+  column: UInt = #column,
   _ operation: () async throws -> Result
 ) async rethrows -> Result {
+  let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+  let (result, leftover) = try await withTestScope(
+    includingMainQueueBlocks: includingMainQueueBlocks, leftoverWork: leftoverWork,
+    at: location, operation)
+  if let leftover {
+    location.report(
+      leftover.message + leftover.hint(for: "withTestExecutor"), asWarning: leftover.isWarning)
+  }
+  return result
+}
+
+/// The work a test left behind, as the end of its scope found it.
+struct LeftoverReport {
+  let message: String
+  let isWarning: Bool
+
+  /// How to turn the check off or on, for the spelling the test used.
+  func hint(for spelling: String) -> String {
+    isWarning
+      ? "\n(A warning: \(spelling)(leftoverWork: .fail) makes it fail the test, .ignore turns it off.)"
+      : "\n(\(spelling)(leftoverWork: .ignore) turns this check off for one test.)"
+  }
+}
+
+/// The scope of a test: opens its executor (unless one is open already), runs `operation`,
+/// then ends its background work and looks for leftover work (unless `operation` threw), and
+/// closes the executor. Answers the result and what was left over, for the caller to report
+/// where the test is.
+@available(TempoTestExecutor 1.0, *)
+func withTestScope<Result>(
+  isolation: isolated (any Actor)? = #isolation,
+  includingMainQueueBlocks: Bool,
+  leftoverWork: LeftoverWork,
+  at location: SourceLocation,
+  _ operation: () async throws -> Result
+) async rethrows -> (Result, LeftoverReport?) {
   if let executor = TestExecutor.current, executor.isOpen {
-    // Already inside a scope: one test, one executor.
+    // Already inside a scope: one test, one executor; the outer scope ends the test.
     executor.includesMainQueueBlocks = includingMainQueueBlocks
-    return try await operation()
+    return (try await operation(), nil)
   }
   guard TestExecutor.isSupported else {
     TestExecutor.warnOnceThatHooksAreMissing()
-    return try await operation()
+    return (try await operation(), nil)
   }
   let executor = TestExecutor(includingMainQueueBlocks: includingMainQueueBlocks)
   defer { executor.close() }
-  return try await TestExecutor.$current.withValue(executor) { try await operation() }
+  let census = TaskCensus()
+  let result = try await TestExecutor.$current.withValue(executor) {
+    try await TaskCensus.$token.withValue(census.makeToken()) { try await operation() }
+  }
+  guard leftoverWork != .ignore else {
+    // Background work ends with the test all the same.
+    _ = await executor.leftoverWork(tasksAreRunning: { false }, at: location)
+    return (result, nil)
+  }
+  let message = await executor.leftoverWork(
+    tasksAreRunning: { census.tasksAreRunning }, at: location)
+  return (result, message.map { LeftoverReport(message: $0, isWarning: leftoverWork == .warn) })
 }

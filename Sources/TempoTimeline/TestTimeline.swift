@@ -41,8 +41,19 @@ public final class TestTimeline: Sendable {
   private let owner: SharedTimeline.Owner
 
   /// Creates a timeline at time zero.
-  public init() {
+  ///
+  /// ```swift
+  /// let time = TestTimeline()
+  /// ```
+  public init(
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
     owner = SharedTimeline.Owner(shared)
+    shared.setCreation(
+      SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   /// The time since the timeline began.
@@ -80,6 +91,20 @@ public final class TestTimeline: Sendable {
 
   /// When the next action or sleeper of any source is due, as time since the timeline began.
   public var nextDueTime: Duration? { shared.nextDate }
+
+  /// The pending work of every source, one line per item (the first 20) in the order it will
+  /// run, each naming its source, for a failure message. - Complexity: O(n log n)
+  ///
+  /// ```swift
+  /// #expect(time.pendingWorkCount == 0, "\(time.pendingWorkDescription)")
+  /// ```
+  ///
+  /// ```
+  /// TestTimeline created at FeatureTests.swift:8 has 2 pending (now is 1.0 seconds):
+  /// - due at 1.3 seconds on TestScheduler created at FeatureTests.swift:9
+  /// - due at 5.0 seconds on TestClock created at FeatureTests.swift:10
+  /// ```
+  public var pendingWorkDescription: String { shared.pendingWorkDescription }
 
   /// Reports an issue if any source has work pending, naming how much and when it is due.
   ///
@@ -147,6 +172,67 @@ public final class TestTimeline: Sendable {
   ) async {
     let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     await shared.drive(through: shared.target(advancingTo: instant, at: location), at: location)
+  }
+
+  /// Moves time to the next date at which any source has work due, and runs what is due then
+  /// on every source, in order; does nothing if nothing is pending. (Jest's
+  /// `advanceTimersToNextTimer`.)
+  ///
+  /// ```swift
+  /// time.advanceToNextDueTime()   // the earliest of every source's pending work
+  /// ```
+  public func advanceToNextDueTime(
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    shared.driveToNextDue(
+      at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// ``advanceToNextDueTime(fileID:filePath:line:column:)`` for async code: the work already
+  /// started goes quiet first, then the work each action or sleeper releases before the next.
+  public func advanceToNextDueTime(
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    await shared.driveToNextDue(
+      at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// Runs the work pending now on every source, in order, moving time to the last of its
+  /// dates; what it schedules after that date stays pending. (sinon's `runToLast`, which is
+  /// what Jest's `runOnlyPendingTimers` does.) It ends even when the work never runs out.
+  ///
+  /// ```swift
+  /// time.runPending()   // a timer's ticks up to the last date pending now, and no further
+  /// ```
+  ///
+  /// To run what is due now without moving time (kotlinx's `runCurrent`), advance by zero:
+  /// `time.advance()`.
+  public func runPending(
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    shared.driveThroughPending(
+      at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// ``runPending(fileID:filePath:line:column:)`` for async code: the work already started
+  /// goes quiet first, then the work each action or sleeper releases before the next.
+  public func runPending(
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    await shared.driveThroughPending(
+      at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   /// Runs everything pending on every source until nothing is left; reports what is left (as

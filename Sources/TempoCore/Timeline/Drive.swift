@@ -140,6 +140,10 @@ package protocol TimelineDriving: AnyObject {
   /// The first `first` pending dates in the order they will run, as the time since the
   /// timeline's start, how many actions are pending in all, and `now`, described the same way.
   func pendingDescription(first: Int) -> (dates: [String], count: Int, now: String)
+  /// When the next pending action is due, if any.
+  var nextTarget: Target? { get }
+  /// When the last pending action is due, if any. - Complexity: O(n log n)
+  var lastTarget: Target? { get }
 }
 
 extension TimelineDriving {
@@ -189,6 +193,36 @@ extension TimelineDriving {
     let meter = await run(dueBy: everythingDue, budget: budget, at: location)
     if meter.isSpent { reportRunaway(meter, at: location) }
     await Settling.rejoin(scope: scope)
+  }
+
+  /// Advances to the date of the next pending action and runs what is due by then; does
+  /// nothing if nothing is pending.
+  package func driveToNextDue(at location: SourceLocation) {
+    guard let target = nextTarget else { return }
+    drive(to: target, at: location)
+  }
+
+  /// Advances to the date of the last action pending now and runs what is due by then: what
+  /// the pending work schedules later than that stays pending.
+  package func driveThroughPending(at location: SourceLocation) {
+    guard let target = lastTarget else { return }
+    drive(to: target, at: location)
+  }
+
+  /// ``driveToNextDue(at:)`` for async code: the work already started goes quiet first (so a
+  /// task started just before has gone to sleep), then it settles after each action.
+  package func driveToNextDue(at location: SourceLocation) async {
+    await Settling.settle(wakeUps, scope: scope, at: location)
+    guard let target = nextTarget else { return await Settling.rejoin(scope: scope) }
+    await drive(to: target, at: location)
+  }
+
+  /// ``driveThroughPending(at:)`` for async code: the work already started goes quiet first,
+  /// then it settles after each action.
+  package func driveThroughPending(at location: SourceLocation) async {
+    await Settling.settle(wakeUps, scope: scope, at: location)
+    guard let target = lastTarget else { return await Settling.rejoin(scope: scope) }
+    await drive(to: target, at: location)
   }
 
   /// The loop of a drive: takes and runs the actions due by `bound`, within `budget`.

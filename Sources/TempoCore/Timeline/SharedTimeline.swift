@@ -26,6 +26,8 @@ package final class SharedTimeline: @unchecked Sendable {
   private var currentNow: Duration = .zero
   /// The wall-clock date at shared time zero, as time since 1970 (see `WallClock.swift`).
   private var wallStart: Duration = .zero
+  /// Where the `TestTimeline` was created, for listings of pending work.
+  private var creation: SourceLocation?
   private var nextSequence: UInt64 = 0
   /// The members kept alive because they have pending work.
   private var held: [ObjectIdentifier: any SharedTimelineMember] = [:]
@@ -43,7 +45,9 @@ package final class SharedTimeline: @unchecked Sendable {
   /// its members share it.
   package let scope = ImplicitScope()
 
-  package init() {}
+  package init() {
+    scope.register(self)
+  }
 
   /// The shared time, as the duration since the shared start.
   package var now: Duration { lock.withLock { currentNow } }
@@ -198,12 +202,46 @@ extension SharedTimeline: TimelineDriving {
   package func finishAdvance(at target: Duration) { catchUp(to: target) }
 
   package func pendingDescription(first: Int) -> (dates: [String], count: Int, now: String) {
+    let (items, count, now) = pendingItems(first: first)
+    return (items.map(\.due), count, now)
+  }
+
+  package var nextTarget: Duration? { nextDate }
+
+  package var lastTarget: Duration? { liveMembers.compactMap { $0.lastShared() }.max() }
+}
+
+extension SharedTimeline: LeftoverWorkSource {
+  package var leftoverDescription: String? {
+    pendingCount == 0 ? nil : pendingWorkDescription
+  }
+
+  /// Where listings of pending work say the timeline was created; set once by `TestTimeline`.
+  package func setCreation(_ location: SourceLocation) {
+    lock.withLock { creation = location }
+  }
+
+  /// How listings of pending work name the timeline: "TestTimeline created at Tests.swift:12".
+  package var sourceName: String {
+    describeSource("TestTimeline", createdAt: lock.withLock { creation })
+  }
+
+  /// The first `first` pending items of every member in the order they run, how many are
+  /// pending in all, and `now`, as the time since the shared start. - Complexity: O(n log n)
+  package func pendingItems(first: Int) -> (items: [PendingItem], count: Int, now: String) {
     let members = liveMembers
     let entries = members.flatMap { $0.pendingShared(first: first) }
       .sorted { ($0.date, $0.sequence) < ($1.date, $1.sequence) }
       .prefix(first)
     let count = members.reduce(0) { $0 + $1.pendingCount }
-    return (entries.map { describeSeconds($0.date) }, count, describeSeconds(now))
+    return (entries.map(\.item), count, describeSeconds(now))
+  }
+
+  /// The pending work of every member, one line per item (the first 20), each naming its
+  /// source. - Complexity: O(n log n)
+  package var pendingWorkDescription: String {
+    let (items, count, now) = pendingItems(first: 20)
+    return describePending(of: sourceName, items: items, count: count, now: now)
   }
 }
 
@@ -211,8 +249,11 @@ extension SharedTimeline: TimelineDriving {
 package protocol SharedTimelineMember: AnyObject, Sendable {
   /// The shared date and sequence number of the next pending action, if any.
   func nextShared() -> (date: Duration, sequence: UInt64)?
-  /// The shared dates and sequence numbers of the first `first` pending actions, in order.
-  func pendingShared(first: Int) -> [(date: Duration, sequence: UInt64)]
+  /// The shared dates, sequence numbers and descriptions of the first `first` pending actions,
+  /// in order.
+  func pendingShared(first: Int) -> [(date: Duration, sequence: UInt64, item: PendingItem)]
+  /// The shared date of the last pending action, if any.
+  func lastShared() -> Duration?
   /// Takes the first pending action, as its own `takeNext` would.
   func takeFirst(at location: SourceLocation) -> SharedTimeline.Action?
   /// Moves `now` to the shared date unless it is later already.

@@ -98,6 +98,32 @@ extension Timeline {
     }
   }
 
+  /// Advances to the next pending date (of any member of a shared timeline) and runs what is
+  /// due by then.
+  package func advanceToNextDue(at location: SourceLocation) {
+    if let sharing { return sharing.group.driveToNextDue(at: location) }
+    driveToNextDue(at: location)
+  }
+
+  /// Advances to the last date pending now (on every member of a shared timeline) and runs
+  /// what is due by then.
+  package func runPending(at location: SourceLocation) {
+    if let sharing { return sharing.group.driveThroughPending(at: location) }
+    driveThroughPending(at: location)
+  }
+
+  /// ``advanceToNextDue(at:)`` for async code.
+  package func advanceToNextDue(at location: SourceLocation) async {
+    if let sharing { return await sharing.group.driveToNextDue(at: location) }
+    await driveToNextDue(at: location)
+  }
+
+  /// ``runPending(at:)`` for async code.
+  package func runPending(at location: SourceLocation) async {
+    if let sharing { return await sharing.group.driveThroughPending(at: location) }
+    await driveThroughPending(at: location)
+  }
+
   /// The shared time a member's advance to `target` moves to. An advance that does not move
   /// this member's `now` (a stride of zero, or one that was reported) keeps the shared time
   /// exactly; an advance by `stride` moves the shared time by the stride, measured in shared

@@ -40,8 +40,8 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
 {
   package typealias Action = () -> Void
 
-  // Invariant: `lock` guards `state` (its pending work included), `wallStart` and the `action`
-  // of every `Handle` this timeline created; everything else is immutable. No user code (an action, or
+  // Invariant: `lock` guards `state` (its pending work included), `wallStart`, `creation` and
+  // the `action` of every `Handle` this timeline created; everything else is immutable. No user code (an action, or
   // a closure's deinit) runs while it is held. Since every access is under the lock, the
   // runtime's exclusivity checks on `state` are left out (`@exclusivity(unchecked)`): they cost
   // more than the work itself.
@@ -50,6 +50,9 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// The wall-clock date, as time since 1970, at which this lone timeline's front has moved no
   /// time at all (a shared timeline's is its group's); guarded by `lock`. See `WallClock.swift`.
   @exclusivity(unchecked) var wallStart: Duration = .zero
+  /// Where the front that owns this timeline was created, for listings of pending work; set
+  /// once by the front, guarded by `lock`.
+  @exclusivity(unchecked) var creation: SourceLocation?
   let name: String
   /// How the runaway report writes a date (the fronts give the time since their start).
   let describe: (Time) -> String
@@ -104,6 +107,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     // it held, and each saves the two allocations of a lock of its own.
     self.scope = ImplicitScope(lock: lock)
     self.wakeUps = WakeUps(lock: lock)
+    scope.register(self)
   }
 
   /// Creates a timeline that shares its time with the other members of `group`: it starts at

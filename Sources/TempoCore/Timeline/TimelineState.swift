@@ -206,18 +206,30 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
     return pending.first()
   }
 
-  /// The dates and sequence numbers of the first `first` live entries in the order they run.
-  /// - Complexity: O(n + k log n) for n pending; for diagnostics.
-  func entries(first: Int) -> [(date: Time, sequence: UInt64)] {
+  /// The dates, sequence numbers and jobs of the first `first` live entries in the order they
+  /// run. - Complexity: O(n + k log n) for n pending; for diagnostics.
+  func entries(first: Int) -> [(date: Time, sequence: UInt64, job: TimelineJob)] {
     let live = pending.copy()
-    var entries: [(Time, UInt64)] = []
+    var entries: [(Time, UInt64, TimelineJob)] = []
     var date = now
     while entries.count < first,
       let (job, sequence) = live.removeFirst(dueBy: .everything, date: &date)
     {
-      if !job.isCancelled { entries.append((date, sequence)) }
+      if !job.isCancelled { entries.append((date, sequence, job)) }
     }
     return entries
+  }
+
+  /// The date of the last live entry to run, if any. - Complexity: O(n log n); for the verbs
+  /// that run what is pending now and no more.
+  func lastDate() -> Time? {
+    let live = pending.copy()
+    var last: Time?
+    var date = now
+    while let (job, _) = live.removeFirst(dueBy: .everything, date: &date) {
+      if !job.isCancelled { last = date }
+    }
+    return last
   }
 
   /// The shared time of a pending date: work due now is due at the shared time of `now`, even

@@ -1,0 +1,59 @@
+@_spi(TempoInternals) package import TempoSupport
+
+// What a test leaves behind when it ends: the end of a `withTestExecutor` scope (or a
+// `.testExecutor` test) and `expectNoLeftoverWork()` ask here.
+
+@available(TempoTestExecutor 1.0, *)
+extension TestExecutor {
+  /// Ends the test's background work and describes the work the test leaves behind, or answers
+  /// nil if it leaves none.
+  ///
+  /// In order: the work already started goes quiet (it may end by itself); each background
+  /// task is cancelled, and the work goes quiet again, so that a background task that ends when
+  /// cancelled has ended (cancel and join); then every time source of the test is asked for its
+  /// pending work. A background task still running after that is named, not waited for: waiting
+  /// for a task that ignores cancellation would hang the test.
+  ///
+  /// - Parameter tasksAreRunning: Whether a task started in the test has not completed, when
+  ///   that is known (a ``TaskCensus``), asked once everything else is done.
+  package func leftoverWork(
+    tasksAreRunning: () -> Bool, at location: SourceLocation
+  ) async -> String? {
+    await settle(at: location)
+    let background = leftovers.takeBackground()
+    if !background.isEmpty {
+      for work in background { work.cancel() }
+      await settleAgain(at: location)
+    }
+    await rejoin()
+    let stuck = background.filter { !$0.hasEnded }
+    let pending = leftovers.pending
+    let running = pending.isEmpty && tasksAreRunning()
+    guard !pending.isEmpty || running || !stuck.isEmpty else { return nil }
+    return LeftoverMessage.compose(pending: pending, tasksAreRunning: running, stuck: stuck)
+  }
+}
+
+/// The words of the leftover-work report.
+enum LeftoverMessage {
+  static func compose(pending: [String], tasksAreRunning: Bool, stuck: [BackgroundWork]) -> String {
+    var lines = ["The test ended with work left over:"]
+    lines += pending
+    if tasksAreRunning {
+      lines.append(
+        "A task started in the test has not finished: it waits on something other than a test "
+          + "clock or scheduler (a stream, a continuation, another task, or work outside the "
+          + "test).")
+    }
+    for work in stuck {
+      lines.append(
+        "The background task started at \(work.location.fileID):\(work.location.line) did not "
+          + "end when it was cancelled, so the test could not wait for it.")
+    }
+    lines.append(
+      "Work left over never runs, or runs during a later test. Cancel it before the test ends, "
+        + "advance its clock or scheduler (or run() it), or start work that may outlive the "
+        + "test with backgroundTask { }, which the end of the test cancels and waits for.")
+    return lines.joined(separator: "\n")
+  }
+}
