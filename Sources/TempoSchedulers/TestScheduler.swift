@@ -204,8 +204,7 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
   /// they schedule after that date stays pending. (sinon's `runToLast`, which is what Jest's
   /// `runOnlyPendingTimers` does.)
   ///
-  /// Unlike ``run(limit:fileID:filePath:line:column:)``, it ends even when the work never runs
-  /// out: a repeating timer fires at each of its dates up to the last date pending now, and
+  /// Unlike `run()`, it ends even when the work never runs out: a repeating timer fires at each of its dates up to the last date pending now, and
   /// stays scheduled.
   ///
   /// ```swift

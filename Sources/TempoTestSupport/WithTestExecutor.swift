@@ -48,6 +48,10 @@ import TempoExecutor
 ///     finished): say so as a warning (the default), fail the test, or ignore it. See
 ///     ``LeftoverWork``. Background work (``backgroundTask(fileID:filePath:line:column:_:)``)
 ///     is cancelled and waited for first, either way.
+///   - fileID: The file a leftover-work report points at: the caller's.
+///   - filePath: The file path a leftover-work report points at: the caller's.
+///   - line: The line a leftover-work report points at: the caller's.
+///   - column: The column a leftover-work report points at: the caller's.
 ///   - operation: The test.
 @available(TempoTestExecutor 1.0, *)
 public func withTestExecutor<Result>(

@@ -234,3 +234,85 @@ final class LeftoverWorkXCTests: XCTestCase {
     parked.resume()
   }
 }
+
+// The examples of the article "Work left at the end of a test".
+
+/// Ticks every second from start to stop.
+@MainActor final class TimerModel {
+  var ticks = 0
+  let clock: any Clock<Duration>
+  private var timer: Task<Void, Never>?
+
+  init(clock: any Clock<Duration>) { self.clock = clock }
+
+  func startButtonTapped() {
+    timer = Task {
+      while true {
+        do { try await clock.sleep(for: .seconds(1)) } catch { return }
+        ticks += 1
+      }
+    }
+  }
+
+  func stopButtonTapped() { timer?.cancel() }
+}
+
+/// Polls every 30 seconds, for as long as it runs.
+@MainActor final class FeedModel {
+  var polls = 0
+  let clock: any Clock<Duration>
+
+  init(clock: any Clock<Duration>) { self.clock = clock }
+
+  func pollForever() async {
+    while true {
+      do { try await clock.sleep(for: .seconds(30)) } catch { return }
+      polls += 1
+    }
+  }
+}
+
+/// The model a test started, for the test to stop after its scope.
+@MainActor private final class Started {
+  var model: TimerModel?
+  func stop() { model?.stopButtonTapped() }
+}
+
+@Suite struct LeftoverWorkArticleTests {
+  @Test func stopTimerForgotten() async throws {
+    let test = try #require(Test.current)
+    let started = Started()
+    try await expectIssues("- due at 4.0 seconds on TestClock created at") {
+      try await TestExecutorTrait.testExecutor(leftoverWork: .fail).provideScope(
+        for: test, testCase: Test.Case.current
+      ) { @MainActor in
+        let clock = TestClock()
+        let model = TimerModel(clock: clock)
+        started.model = model
+        model.startButtonTapped()
+        await clock.advance(by: .seconds(3))
+        #expect(model.ticks == 3)
+      }
+    }
+    await started.stop()
+  }
+
+  @MainActor @Test(.testExecutor(leftoverWork: .fail))
+  func liveUpdates() async {
+    let clock = TestClock()
+    let model = FeedModel(clock: clock)
+    backgroundTask { await model.pollForever() }
+    await clock.advance(by: .seconds(30))
+    #expect(model.polls == 1)
+  }
+
+  @MainActor @Test func stopTimer() async {
+    let clock = TestClock()
+    let model = TimerModel(clock: clock)
+    model.startButtonTapped()
+    await clock.advance(by: .seconds(3))
+    model.stopButtonTapped()
+    await expectNoLeftoverWork()
+    #expect(model.ticks == 3)
+  }
+}
