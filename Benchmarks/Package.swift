@@ -40,11 +40,19 @@ let package = Package(
         .product(name: "OpenCombineShim", package: "OpenCombine"),
       ]
     ),
-    // Tempo's scheduler for the workloads, and the floor they are measured against.
+    // The floor behind Combine's `Scheduler` API: a scheduler that is only a heap.
+    .target(
+      name: "CombineFloor",
+      dependencies: [
+        .product(name: "TempoSchedulers", package: tempo),
+        .product(name: "HeapModule", package: "swift-collections"),
+      ]
+    ),
+    // Tempo's scheduler for the workloads, and the floors they are measured against.
     .target(
       name: "TempoUnderTest",
       dependencies: [
-        "Workloads",
+        "Workloads", "CombineFloor",
         .product(name: "TempoSchedulers", package: tempo),
         .product(name: "HeapModule", package: "swift-collections"),
       ]
