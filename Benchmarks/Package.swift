@@ -29,6 +29,13 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
     .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
+    // Whole tests only: the async-algorithms operators on a test clock, and a model that reads
+    // `\.continuousClock` through swift-dependencies. With its default traits, swift-dependencies
+    // declares `\.continuousClock` itself (an `any Clock<Duration>`), which both Tempo's and
+    // swift-clocks' `TestClock` fill; Tempo's own declaration (TempoDependencies, behind the
+    // root package's SwiftDependencies trait) cannot be in the same build.
+    .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
+    .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
   ],
   targets: [
     // The workloads, written once against Combine's `Scheduler` and Swift's `Clock`, so that
@@ -40,11 +47,19 @@ let package = Package(
         .product(name: "OpenCombineShim", package: "OpenCombine"),
       ]
     ),
-    // Tempo's scheduler for the workloads, and the floor they are measured against.
+    // The floor behind Combine's `Scheduler` API: a scheduler that is only a heap.
+    .target(
+      name: "CombineFloor",
+      dependencies: [
+        .product(name: "TempoSchedulers", package: tempo),
+        .product(name: "HeapModule", package: "swift-collections"),
+      ]
+    ),
+    // Tempo's scheduler for the workloads, and the floors they are measured against.
     .target(
       name: "TempoUnderTest",
       dependencies: [
-        "Workloads",
+        "Workloads", "CombineFloor",
         .product(name: "TempoSchedulers", package: tempo),
         .product(name: "HeapModule", package: "swift-collections"),
       ]
@@ -71,17 +86,26 @@ let package = Package(
         .product(name: "Clocks", package: "swift-clocks"),
       ]
     ),
-    // Whole test iterations on Tempo, swift-clocks (plain and on its main serial executor) and
-    // the async floor, in one run.
+    // Whole test iterations on Tempo, its peers (swift-clocks and combine-schedulers, plain and
+    // on the main serial executor) and the floors, in one run.
     .executableTarget(
       name: "WholeTests",
       dependencies: [
         "AsyncScenarios",
         .product(name: "TempoClocks", package: tempo),
+        .product(name: "TempoSchedulers", package: tempo),
         .product(name: "TempoTestSupport", package: tempo),
         .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "CombineSchedulers", package: "combine-schedulers"),
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
-      ]
+        .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "OpenCombineShim", package: "OpenCombine"),
+        "CombineFloor",
+      ],
+      // Each file sees the members of the modules it imports only, so that `DispatchQueue.test`
+      // is Tempo's in Tempo.swift and combine-schedulers' in Peers.swift.
+      swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
     ),
     // One scheduler workload run once, for instructions.sh to count under Valgrind.
     .executableTarget(

@@ -1,6 +1,7 @@
 // Tempo's side of the scheduler workloads, and the floor they are measured against: shared by
 // the benchmarks and by the instruction counts.
 
+@_exported public import CombineFloor
 import HeapModule
 public import TempoSchedulers
 public import Workloads
@@ -45,4 +46,14 @@ struct FloorEntry: Comparable {
   static func == (lhs: Self, rhs: Self) -> Bool {
     (lhs.date, lhs.sequence) == (rhs.date, rhs.sequence)
   }
+}
+
+/// The floor behind Combine's `Scheduler` API, for the scheduler workloads.
+public var schedulerFloor: SchedulerUnderTest<SchedulerFloor> {
+  SchedulerUnderTest(
+    make: { SchedulerFloor() },
+    advance: { $0.advance(by: $1) },
+    run: { $0.run() },
+    timer: { Publishers.Timer(every: $1, scheduler: $0).autoconnect().eraseToAnyPublisher() }
+  )
 }

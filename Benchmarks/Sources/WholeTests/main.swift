@@ -1,11 +1,13 @@
-// What a user pays for a whole test, not one step: each scenario of
-// Tests/TempoScenarios/AsyncScenarios.swift is a whole test iteration (make the clock, build the
-// model, start its task, advance, check), run on every implementation in one process, in
-// interleaved rounds so that the machine's drift falls on all of them alike.
+// What a user pays for a whole test, not one step: each test is a whole test iteration (make the
+// clock or scheduler, build the model, start its task, advance, check), run on every
+// implementation in one process, in interleaved rounds so that the machine's drift falls on all
+// of them alike.
 //
 //   swift run -c release WholeTests [--runs 200] [--rounds 5] [--only NAME]
-//     [--implementation NAME]
+//     [--implementation "NAME;NAME"]
 //
+// On a clock (ClockTests.swift): the scenarios of Tests/TempoScenarios/AsyncScenarios.swift, and
+// models on swift-async-algorithms' operators and on swift-dependencies' `\.continuousClock`.
 // Implementations:
 // - Tempo, the clock made in the run's task (no wrapper), and inside `withTestExecutor`;
 // - swift-clocks' `TestClock`, plain and inside `withMainSerialExecutor` (its documented fix);
@@ -14,15 +16,18 @@
 //   task has left its sleep, and twice more. It is not exact (it fails where the woken task's
 //   work takes more turns than that); it is what any implementation pays at least.
 //
-// Prints a Markdown table of the median microseconds per run over the rounds, and the failures
-// of each implementation.
+// On a Combine scheduler (SchedulerTests.swift): a search view model through `debounce` and
+// `receive(on:)`. Implementations: Tempo's `DispatchQueue.test` advanced synchronously, through
+// its async `advance` and that inside `withTestExecutor`; combine-schedulers' the same, the last
+// inside `withMainSerialExecutor`; and the floor behind Combine's API (`SchedulerFloor`, a heap
+// of closures with no executor and no lock), advanced synchronously. A synchronous advance is
+// called from the same async test body, through a closure that never suspends.
+//
+// Prints a Markdown table per kind of the median microseconds per run over the rounds, and the
+// failures of each implementation (and of each test, where there are any).
 
-import AsyncScenarios
-import Clocks
-import ConcurrencyExtras
+import CombineFloor
 import Foundation
-import TempoClocks
-import TempoTestSupport
 
 struct Options {
   var runs = 200
@@ -44,80 +49,128 @@ struct Options {
   }
 }
 
-/// One implementation: runs a scenario once and answers its failures.
-struct Implementation {
+/// One implementation: runs a whole test once and answers its failures.
+struct Implementation<Test> {
   let name: String
-  let run: @MainActor (AsyncScenario) async -> [String]
+  /// The tests it cannot run, by name, and why.
+  var skipping: [String: String] = [:]
+  let run: @MainActor (Test) async -> [String]
 }
 
-let implementations: [Implementation] = [
-  Implementation(name: "Tempo, no wrapper") { scenario in
-    await scenario.run(on: TempoClocks.TestClock()) { await $0.advance(by: $1) }
+typealias ClockImplementation = Implementation<any ClockTest>
+typealias SchedulerImplementation = Implementation<any SchedulerTest>
+
+/// The tests of one kind, and the implementations that run them.
+struct Suite<Test> {
+  let title: String
+  let tests: [Test]
+  let name: (Test) -> String
+  let implementations: [Implementation<Test>]
+}
+
+let floors = (
+  clock: ClockImplementation(name: "async floor") { test in
+    await test.run(on: FloorClock()) { await $0.advance(by: $1) }
   },
-  Implementation(name: "Tempo, withTestExecutor") { scenario in
-    await withTestExecutor {
-      await scenario.run(on: TempoClocks.TestClock()) { await $0.advance(by: $1) }
-    }
-  },
-  Implementation(name: "swift-clocks") { scenario in
-    await scenario.run(on: Clocks.TestClock()) { await $0.advance(by: $1) }
-  },
-  Implementation(name: "swift-clocks, withMainSerialExecutor") { scenario in
-    var failures: [String] = []
-    await withMainSerialExecutor {
-      failures = await scenario.run(on: Clocks.TestClock()) { await $0.advance(by: $1) }
-    }
-    return failures
-  },
-  Implementation(name: "async floor") { scenario in
-    await scenario.run(on: FloorClock()) { await $0.advance(by: $1) }
-  },
-]
+  scheduler: SchedulerImplementation(name: "Combine floor, sync") { test in
+    let scheduler = SchedulerFloor()
+    return await test.run(on: scheduler) { scheduler.advance(by: $0) }
+  }
+)
 
 @MainActor
 func main() async {
   let options = Options(Array(CommandLine.arguments.dropFirst()))
-  let scenarios = AsyncScenario.all.filter { options.only == nil || $0.name == options.only }
-  let chosen = implementations.filter { implementation in
+  let environment = ProcessInfo.processInfo.environment
+  emit(
+    """
+    \(options.runs) runs per test and implementation, in each of \(options.rounds) interleaved \
+    rounds; median µs per run over the rounds.
+    """)
+  await run(
+    Suite(
+      title: "On a clock",
+      tests: clockTests, name: \.name,
+      implementations: tempoClocks + peerClocks + [floors.clock]),
+    options, trace: environment["WHOLE_TESTS_TRACE"] != nil)
+  await run(
+    Suite(
+      title: "On a Combine scheduler",
+      tests: schedulerTests, name: \.name,
+      implementations: tempoSchedulers + peerSchedulers + [floors.scheduler]),
+    options, trace: environment["WHOLE_TESTS_TRACE"] != nil)
+}
+
+/// Runs the suite's tests that the options choose, on the implementations they choose, and
+/// prints the table and the failures.
+@MainActor
+func run<Test>(_ suite: Suite<Test>, _ options: Options, trace: Bool) async {
+  let tests = suite.tests.filter { options.only == nil || suite.name($0) == options.only }
+  let chosen = suite.implementations.filter { implementation in
     options.implementation.map { $0.split(separator: ";").contains(Substring(implementation.name)) }
       ?? true
   }
-  FileHandle.standardOutput.write(
-    Data(
-      """
-      \(options.runs) runs per scenario and implementation, in each of \(options.rounds) \
-      interleaved rounds; median µs per run over the rounds.
+  guard !tests.isEmpty, !chosen.isEmpty else { return }
+  emit(
+    """
 
-      | Scenario | \(chosen.map(\.name).joined(separator: " | ")) |
-      |---|\(chosen.map { _ in "---:" }.joined(separator: "|"))|
+    \(suite.title):
 
-      """.utf8))
+    | Test | \(chosen.map(\.name).joined(separator: " | ")) |
+    |---|\(chosen.map { _ in "---:" }.joined(separator: "|"))|
+    """)
   var failures: [String: Int] = [:]
-  for scenario in scenarios {
+  var failuresByTest: [String] = []
+  var skipped: [String] = []
+  for test in tests {
+    let name = suite.name(test)
     var samples = Array(repeating: [Double](), count: chosen.count)
+    var failed = Array(repeating: 0, count: chosen.count)
     for _ in 0..<options.rounds {
       for (index, implementation) in chosen.enumerated() {
+        guard implementation.skipping[name] == nil else { continue }
+        if trace { FileHandle.standardError.write(Data("\(name): \(implementation.name)\n".utf8)) }
         let start = ContinuousClock.now
-        if ProcessInfo.processInfo.environment["WHOLE_TESTS_TRACE"] != nil {
-          FileHandle.standardError.write(Data("\(scenario.name): \(implementation.name)\n".utf8))
-        }
-        for _ in 0..<options.runs where !(await implementation.run(scenario)).isEmpty {
-          failures[implementation.name, default: 0] += 1
+        for _ in 0..<options.runs where !(await implementation.run(test)).isEmpty {
+          failed[index] += 1
         }
         let elapsed = start.duration(to: .now)
         samples[index].append(microseconds(elapsed) / Double(options.runs))
       }
     }
-    let cells = samples.map { String(format: "%.0f", median($0)) }
-    FileHandle.standardOutput.write(
-      Data("| \(scenario.name) | \(cells.joined(separator: " | ")) |\n".utf8))
+    for implementation in chosen {
+      if let reason = implementation.skipping[name] {
+        skipped.append("\(name) on \(implementation.name): \(reason)")
+      }
+    }
+    for (index, implementation) in chosen.enumerated() where failed[index] > 0 {
+      failures[implementation.name, default: 0] += failed[index]
+      failuresByTest.append("\(name) on \(implementation.name): \(failed[index])")
+    }
+    let cells = samples.map { $0.isEmpty ? "not run" : String(format: "%.0f", median($0)) }
+    emit("| \(name) | \(cells.joined(separator: " | ")) |")
   }
-  let total = scenarios.count * options.runs * options.rounds
-  FileHandle.standardOutput.write(
-    Data(
-      ("\nFailed runs of \(total) per implementation: "
-        + chosen.map { "\($0.name) \(failures[$0.name, default: 0])" }
-        .joined(separator: ", ") + "\n").utf8))
+  emit(
+    "\nFailed runs per implementation: "
+      + chosen.map { implementation in
+        let total =
+          tests.filter { implementation.skipping[suite.name($0)] == nil }.count * options.runs
+          * options.rounds
+        return "\(implementation.name) \(failures[implementation.name, default: 0]) of \(total)"
+      }.joined(separator: ", "))
+  if !skipped.isEmpty {
+    emit("Not run:")
+    for line in skipped { emit("- \(line)") }
+  }
+  if !failuresByTest.isEmpty {
+    emit("Failed runs of \(options.runs * options.rounds) by test and implementation:")
+    for line in failuresByTest { emit("- \(line)") }
+  }
+}
+
+/// Writes a line to the standard output at once, so that a run cut short shows what it measured.
+func emit(_ line: String) {
+  FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
 func microseconds(_ duration: Duration) -> Double {

@@ -1,9 +1,9 @@
 // A second floor, for the workloads that go through Combine's `Scheduler` API: the least any
-// virtual-time scheduler behind that API must do.
+// virtual-time scheduler behind that API must do. A target of its own, so that the whole tests use
+// it without the benchmark package that the workloads bring.
 
 import HeapModule
 public import TempoSchedulers
-public import Workloads
 
 /// The floor behind Combine's `Scheduler` API: a virtual-time scheduler that is only a heap.
 ///
@@ -112,14 +112,4 @@ public final class SchedulerFloor: Scheduler {
       (lhs.date, lhs.sequence) == (rhs.date, rhs.sequence)
     }
   }
-}
-
-/// The floor behind Combine's `Scheduler` API, for the scheduler workloads.
-public var schedulerFloor: SchedulerUnderTest<SchedulerFloor> {
-  SchedulerUnderTest(
-    make: { SchedulerFloor() },
-    advance: { $0.advance(by: $1) },
-    run: { $0.run() },
-    timer: { Publishers.Timer(every: $1, scheduler: $0).autoconnect().eraseToAnyPublisher() }
-  )
 }
