@@ -57,6 +57,7 @@ public func free(_ pointer: UnsafeMutableRawPointer!) { fatalError() }
 
 @discardableResult
 public func getenv(_ name: UnsafePointer<CChar>!) -> UnsafeMutablePointer<CChar>! { fatalError() }
+public func write(_ fd: Int32, _ buffer: UnsafeRawPointer!, _ count: Int) -> Int { fatalError() }
 
 // MARK: dlfcn.h
 

@@ -45,7 +45,7 @@ import TempoSupport
 /// - `now` never runs backwards: advancing to an earlier instant reports an issue.
 /// - `run()` always returns, within half a second of real time for work that never ends (a
 ///   task that sleeps in a loop until it is cancelled), and names the sleepers still pending
-///   when it gives up (see ``run(limit:fileID:filePath:line:column:)``).
+///   when it gives up (see ``run(isolation:limit:fileID:filePath:line:column:)``).
 /// - ``pendingWorkCount``, ``nextDueTime`` and ``expectNoPendingWork(fileID:filePath:line:column:)``
 ///   tell a test what is left, with the same names on `TestScheduler` and ``TestTimeline``.
 ///
@@ -128,6 +128,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   /// `advance()`, by zero, moves no time: it lets the work already started go quiet, as
   /// kotlinx's `runCurrent` runs what is due now.
   public func advance(
+    isolation: isolated (any Actor)? = #isolation,
     by duration: Duration = .zero,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
@@ -136,6 +137,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   ) async {
     await timeline.advance(
       by: duration,
+      isolation: timeline.isShared ? isolation : nil,
       at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
@@ -144,6 +146,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   ///
   /// A deadline before `now` is reported as an issue; the clock then keeps its time.
   public func advance(
+    isolation: isolated (any Actor)? = #isolation,
     to deadline: Instant,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
@@ -152,6 +155,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   ) async {
     await timeline.advance(
       to: deadline,
+      isolation: timeline.isShared ? isolation : nil,
       at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
@@ -168,12 +172,14 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   /// await clock.advanceToNextDueTime()     // now is 3 s: the second
   /// ```
   public func advanceToNextDueTime(
+    isolation: isolated (any Actor)? = #isolation,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
     line: UInt = #line,
     column: UInt = #column
   ) async {
     await timeline.advanceToNextDue(
+      isolation: timeline.isShared ? isolation : nil,
       at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
@@ -181,7 +187,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   /// what they go on to do after that deadline stays pending. (sinon's `runToLast`, which is
   /// what Jest's `runOnlyPendingTimers` does.)
   ///
-  /// Unlike ``run(limit:fileID:filePath:line:column:)``, it ends even when the work never runs
+  /// Unlike ``run(isolation:limit:fileID:filePath:line:column:)``, it ends even when the work never runs
   /// out: a task that sleeps in a loop runs its iterations due by that deadline, then stays
   /// asleep.
   ///
@@ -195,12 +201,14 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   /// To run what is due now without moving time (kotlinx's `runCurrent`), advance by zero:
   /// `await clock.advance()`.
   public func runPending(
+    isolation: isolated (any Actor)? = #isolation,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
     line: UInt = #line,
     column: UInt = #column
   ) async {
     await timeline.runPending(
+      isolation: timeline.isShared ? isolation : nil,
       at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
@@ -221,6 +229,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   /// XCTAssertEqual(model.count, 10)   // the stopped timer never ticks again
   /// ```
   public func run(
+    isolation: isolated (any Actor)? = #isolation,
     limit: Int? = nil,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
@@ -229,11 +238,12 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   ) async {
     await timeline.run(
       limit: limit,
+      isolation: timeline.isShared ? isolation : nil,
       at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   /// Runs every sleeper until none is left. The `timeout` is not used: Tempo's `run` has its
-  /// own bounds (see ``run(limit:fileID:filePath:line:column:)``), which start counting real
+  /// own bounds (see ``run(isolation:limit:fileID:filePath:line:column:)``), which start counting real
   /// time only once the sleepers pending at the start have run, so a slow machine cannot cut
   /// short work that ends.
   @available(*, deprecated, message: "run has its own bounds; use run() or run(limit:)")

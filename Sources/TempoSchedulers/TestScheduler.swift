@@ -144,7 +144,12 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
   ///
   /// Use this form when the code under test awaits ``Scheduler/sleep(for:tolerance:options:)``
   /// or iterates ``Scheduler/timer(interval:tolerance:options:)``.
+  ///
+  /// The actions run on the caller's actor, as every async verb of a test scheduler runs them:
+  /// in a `@MainActor` test, a main-actor model's `sink` runs on the main actor, as it does on
+  /// the main queue in the app.
   public func advance(
+    isolation: isolated (any Actor)? = #isolation,
     by stride: SchedulerTimeType.Stride = .zero,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
@@ -158,6 +163,7 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
   /// Moves time forward to `instant`, letting the async work that each action releases run
   /// before taking the next one.
   public func advance(
+    isolation: isolated (any Actor)? = #isolation,
     to instant: SchedulerTimeType,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
@@ -191,6 +197,7 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
   /// ``advanceToNextDueTime(fileID:filePath:line:column:)`` for async code: the work already
   /// started goes quiet first, then the work each action releases goes quiet before the next.
   public func advanceToNextDueTime(
+    isolation: isolated (any Actor)? = #isolation,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
     line: UInt = #line,
@@ -229,6 +236,7 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
   /// ``runPending(fileID:filePath:line:column:)`` for async code: the work already started
   /// goes quiet first, then the work each action releases goes quiet before the next.
   public func runPending(
+    isolation: isolated (any Actor)? = #isolation,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
     line: UInt = #line,
@@ -263,6 +271,7 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
   /// Runs scheduled work until none is left, letting the async work that each action releases
   /// run before taking the next one. Bounded like the synchronous `run(limit:)`.
   public func run(
+    isolation: isolated (any Actor)? = #isolation,
     limit: Int? = nil,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,

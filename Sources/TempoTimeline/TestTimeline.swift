@@ -136,7 +136,12 @@ public final class TestTimeline: Sendable {
 
   /// Moves time forward by `duration` for async code: after each action or sleeper, the work
   /// it released goes quiet before the next (deterministically inside a test executor).
+  ///
+  /// The schedulers' actions run on the caller's actor, as with every async verb of a
+  /// timeline and its sources: in a `@MainActor` test, a main-actor model's `sink` runs on the
+  /// main actor.
   public func advance(
+    isolation: isolated (any Actor)? = #isolation,
     by duration: Duration = .zero,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
@@ -164,6 +169,7 @@ public final class TestTimeline: Sendable {
   /// ``advance(to:fileID:filePath:line:column:)`` for async code: after each action or
   /// sleeper, the work it released goes quiet before the next.
   public func advance(
+    isolation: isolated (any Actor)? = #isolation,
     to instant: Duration,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
@@ -194,6 +200,7 @@ public final class TestTimeline: Sendable {
   /// ``advanceToNextDueTime(fileID:filePath:line:column:)`` for async code: the work already
   /// started goes quiet first, then the work each action or sleeper releases before the next.
   public func advanceToNextDueTime(
+    isolation: isolated (any Actor)? = #isolation,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
     line: UInt = #line,
@@ -226,6 +233,7 @@ public final class TestTimeline: Sendable {
   /// ``runPending(fileID:filePath:line:column:)`` for async code: the work already started
   /// goes quiet first, then the work each action or sleeper releases before the next.
   public func runPending(
+    isolation: isolated (any Actor)? = #isolation,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
     line: UInt = #line,
@@ -255,6 +263,7 @@ public final class TestTimeline: Sendable {
 
   /// ``run(limit:fileID:filePath:line:column:)`` for async code.
   public func run(
+    isolation: isolated (any Actor)? = #isolation,
     limit: Int? = nil,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,

@@ -176,7 +176,8 @@ extension TimelineDriving {
   /// the work that the action released go quiet, waiting for the sleepers it woke (see
   /// ``Settling``).
   package func drive(
-    to target: Target, budget: RunBudget? = nil, at location: SourceLocation
+    to target: Target, budget: RunBudget? = nil, isolation: isolated (any Actor)? = #isolation,
+    at location: SourceLocation
   ) async {
     let meter = await run(dueBy: dueBound(through: target), budget: budget, at: location)
     finishAdvance(at: target)
@@ -187,7 +188,9 @@ extension TimelineDriving {
   /// ``drive(through:budget:at:)`` for async code, settling after each action (see
   /// ``drive(to:budget:at:)``).
   package func drive(
-    through target: Target?, budget: RunBudget? = nil, at location: SourceLocation
+    through target: Target?, budget: RunBudget? = nil,
+    isolation: isolated (any Actor)? = #isolation,
+    at location: SourceLocation
   ) async {
     if let target { return await drive(to: target, budget: budget, at: location) }
     let meter = await run(dueBy: everythingDue, budget: budget, at: location)
@@ -211,7 +214,9 @@ extension TimelineDriving {
 
   /// ``driveToNextDue(at:)`` for async code: the work already started goes quiet first (so a
   /// task started just before has gone to sleep), then it settles after each action.
-  package func driveToNextDue(at location: SourceLocation) async {
+  package func driveToNextDue(
+    isolation: isolated (any Actor)? = #isolation, at location: SourceLocation
+  ) async {
     await Settling.settle(wakeUps, scope: scope, at: location)
     guard let target = nextTarget else { return await Settling.rejoin(scope: scope) }
     await drive(to: target, at: location)
@@ -219,7 +224,9 @@ extension TimelineDriving {
 
   /// ``driveThroughPending(at:)`` for async code: the work already started goes quiet first,
   /// then it settles after each action.
-  package func driveThroughPending(at location: SourceLocation) async {
+  package func driveThroughPending(
+    isolation: isolated (any Actor)? = #isolation, at location: SourceLocation
+  ) async {
     await Settling.settle(wakeUps, scope: scope, at: location)
     guard let target = lastTarget else { return await Settling.rejoin(scope: scope) }
     await drive(to: target, at: location)
@@ -237,7 +244,8 @@ extension TimelineDriving {
 
   /// The async loop of a drive, settling before the first action and after each.
   private func run(
-    dueBy bound: Bound, budget: RunBudget?, at location: SourceLocation
+    dueBy bound: Bound, budget: RunBudget?, isolation: isolated (any Actor)? = #isolation,
+    at location: SourceLocation
   ) async -> RunMeter {
     var meter = RunMeter(budget: budget, pending: budget == nil ? 0 : pendingCount)
     _ = await Settling.run(budget: .max, wakeUps: wakeUps, scope: scope, at: location) {

@@ -71,7 +71,7 @@ extension Settling {
   /// written out in the drive itself; see `Drive.swift`.)
   package static func run(
     budget: Int, wakeUps: WakeUps? = nil, scope: ImplicitScope? = nil,
-    at location: SourceLocation,
+    isolation: isolated (any Actor)? = #isolation, at location: SourceLocation,
     _ takeNext: () -> (() -> Void)?
   ) async -> Int {
     var remaining = budget

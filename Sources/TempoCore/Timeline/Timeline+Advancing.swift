@@ -70,7 +70,10 @@ extension Timeline {
   }
 
   /// ``advance(by:at:)`` for async code, settling after each action.
-  package func advance(by stride: Interval, at location: SourceLocation) async {
+  package func advance(
+    by stride: Interval,
+    isolation: isolated (any Actor)? = #isolation, at location: SourceLocation
+  ) async {
     let target = target(advancingBy: stride, at: location)
     if let sharing {
       await sharing.group.drive(to: sharedTarget(target, by: stride), at: location)
@@ -80,7 +83,10 @@ extension Timeline {
   }
 
   /// ``advance(to:at:)`` for async code, settling after each action.
-  package func advance(to instant: Time, at location: SourceLocation) async {
+  package func advance(
+    to instant: Time,
+    isolation: isolated (any Actor)? = #isolation, at location: SourceLocation
+  ) async {
     let target = target(advancingTo: instant, at: location)
     if let sharing {
       await sharing.group.drive(to: sharedTarget(target, by: nil), at: location)
@@ -90,7 +96,10 @@ extension Timeline {
   }
 
   /// ``run(limit:at:)`` for async code, settling after each action.
-  package func run(limit: Int?, at location: SourceLocation) async {
+  package func run(
+    limit: Int?,
+    isolation: isolated (any Actor)? = #isolation, at location: SourceLocation
+  ) async {
     if let sharing {
       await sharing.group.drive(through: nil, budget: RunBudget(limit: limit), at: location)
     } else {
@@ -113,13 +122,17 @@ extension Timeline {
   }
 
   /// ``advanceToNextDue(at:)`` for async code.
-  package func advanceToNextDue(at location: SourceLocation) async {
+  package func advanceToNextDue(
+    isolation: isolated (any Actor)? = #isolation, at location: SourceLocation
+  ) async {
     if let sharing { return await sharing.group.driveToNextDue(at: location) }
     await driveToNextDue(at: location)
   }
 
   /// ``runPending(at:)`` for async code.
-  package func runPending(at location: SourceLocation) async {
+  package func runPending(
+    isolation: isolated (any Actor)? = #isolation, at location: SourceLocation
+  ) async {
     if let sharing { return await sharing.group.driveThroughPending(at: location) }
     await driveThroughPending(at: location)
   }

@@ -150,6 +150,9 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// The current virtual time.
   package var now: Time { lock.withLock { state.now } }
 
+  /// Whether this timeline shares its time with others (its advances drive them all).
+  package var isShared: Bool { sharing != nil }
+
   /// How many actions are waiting to run (cancelled ones excluded). - Complexity: O(1)
   package var pendingCount: Int { lock.withLock { state.pendingCount } }
 
