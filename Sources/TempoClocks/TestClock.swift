@@ -278,6 +278,34 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
     guard timeline.pendingCount == 0 else { throw SuspensionError() }
   }
 
+  /// Whether time moves by itself: whenever work is pending here and every task of the test
+  /// is suspended, time jumps to the next due time and what is due runs, one item at a time
+  /// and in order, each item's work let go quiet before the next, exactly as an async `run()`
+  /// would; then it waits for quiet again. Off by default.
+  ///
+  /// A test then awaits the code under test directly, and it returns at once, having seen
+  /// exactly the virtual times it asked for:
+  ///
+  /// ```swift
+  /// let clock = TestClock()
+  /// clock.automaticallyAdvances = true
+  /// let data = try await fetchWithRetry(clock: clock)   // retried after 1 s, 2 s and 4 s
+  /// #expect(clock.now.offset == .seconds(7))
+  /// ```
+  ///
+  /// It needs the test executor (see TempoTestSupport's article "Time that moves itself"):
+  /// quiet means no task of the test can run. A task that waits on work Tempo cannot see — a
+  /// real network call, a GCD block, another thread — looks suspended, so time may jump while
+  /// that work is in flight: keep such work out of auto-advancing tests, or advance by hand.
+  /// Work that never runs out (a timer nobody stops) is stopped within the bounds of `run()`
+  /// and reported, and auto-advance turns off; a test awaiting that work then waits.
+  ///
+  /// On a shared timeline it is the timeline's: every source's time moves together.
+  public var automaticallyAdvances: Bool {
+    get { timeline.automaticallyAdvances }
+    set { timeline.setAutomaticallyAdvances(newValue, isolation: nil) }
+  }
+
   /// How many tasks are sleeping on this clock. - Complexity: O(1)
   ///
   /// On a shared timeline, only this clock's sleepers count; ``TestTimeline/pendingWorkCount``

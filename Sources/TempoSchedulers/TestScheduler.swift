@@ -282,6 +282,37 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
       limit: limit, at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
+  // MARK: - Moving by itself
+
+  /// Whether time moves by itself: whenever work is pending here and every task of the test
+  /// is suspended, time jumps to the next due time and what is due runs, one item at a time
+  /// and in order, each item's work let go quiet before the next, exactly as an async `run()`
+  /// would; then it waits for quiet again. Off by default.
+  ///
+  /// A test then awaits the code under test directly, and it returns at once, having seen
+  /// exactly the virtual times it asked for:
+  ///
+  /// ```swift
+  /// let mainQueue = DispatchQueue.test
+  /// mainQueue.automaticallyAdvances = true
+  /// model.query.send("tempo")
+  /// let results = await model.$results.values.first { !$0.isEmpty }   // after 300 ms
+  /// ```
+  ///
+  /// It needs the test executor (see TempoTestSupport's article "Time that moves itself"):
+  /// quiet means no task of the test can run. A task that waits on work Tempo cannot see — a
+  /// real network call, a GCD block, another thread — looks suspended, so time may jump while
+  /// that work is in flight: keep such work out of auto-advancing tests, or advance by hand.
+  /// Work that never runs out (a timer nobody stops) is stopped within the bounds of `run()`
+  /// and reported, and auto-advance turns off; a test awaiting that work then waits.
+  ///
+  /// The actions run on the main actor, as the main queue's would. On a shared timeline it is
+  /// the timeline's: every source's time moves together.
+  public var automaticallyAdvances: Bool {
+    get { timeline.automaticallyAdvances }
+    set { timeline.setAutomaticallyAdvances(newValue, isolation: MainActor.shared) }
+  }
+
   // MARK: - Inspecting
 
   /// How many actions are scheduled and not yet run (cancelled ones excluded).

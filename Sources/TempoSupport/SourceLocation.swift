@@ -20,6 +20,11 @@ package struct SourceLocation: Sendable {
     self.column = column
   }
 
+  /// A location in Tempo itself, for a report that has no user's line to point at.
+  package static var unknown: SourceLocation {
+    SourceLocation(fileID: #fileID, filePath: #filePath, line: #line, column: #column)
+  }
+
   /// The location of a factory property, which cannot know the line that read it; issues
   /// reported here say so and name `instead`, a spelling that captures the caller's line.
   package static func factoryProperty(

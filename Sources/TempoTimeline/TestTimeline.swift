@@ -86,6 +86,35 @@ public final class TestTimeline: Sendable {
   /// ```
   public var dateGenerator: @Sendable () -> Date { { [self] in date } }
 
+  /// Whether time moves by itself: whenever work is pending here and every task of the test
+  /// is suspended, time jumps to the next due time and what is due runs, one item at a time
+  /// and in order, each item's work let go quiet before the next, exactly as an async `run()`
+  /// would; then it waits for quiet again. Off by default.
+  ///
+  /// A test then awaits the code under test directly, and it returns at once, having seen
+  /// exactly the virtual times it asked for:
+  ///
+  /// ```swift
+  /// let time = TestTimeline()
+  /// time.automaticallyAdvances = true
+  /// let model = FeatureModel(mainQueue: DispatchQueue.test(timeline: time),
+  ///                          clock: TestClock(timeline: time))
+  /// await model.refresh()   // its debounce and its sleep, in one order
+  /// ```
+  ///
+  /// It needs the test executor (see TempoTestSupport's article "Time that moves itself"):
+  /// quiet means no task of the test can run. A task that waits on work Tempo cannot see — a
+  /// real network call, a GCD block, another thread — looks suspended, so time may jump while
+  /// that work is in flight: keep such work out of auto-advancing tests, or advance by hand.
+  /// Work that never runs out (a timer nobody stops) is stopped within the bounds of `run()`
+  /// and reported, and auto-advance turns off; a test awaiting that work then waits.
+  ///
+  /// The schedulers' actions run on the main actor, as the main queue's would.
+  public var automaticallyAdvances: Bool {
+    get { shared.automaticallyAdvances }
+    set { shared.setAutomaticallyAdvances(newValue) }
+  }
+
   /// How many actions and sleepers are waiting, on all sources. - Complexity: O(m)
   public var pendingWorkCount: Int { shared.pendingCount }
 

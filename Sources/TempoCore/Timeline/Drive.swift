@@ -186,16 +186,21 @@ extension TimelineDriving {
   }
 
   /// ``drive(through:budget:at:)`` for async code, settling after each action (see
-  /// ``drive(to:budget:at:)``).
+  /// ``drive(to:budget:at:)``). Answers whether the budget was spent with work left (reported).
+  @discardableResult
   package func drive(
     through target: Target?, budget: RunBudget? = nil,
     isolation: isolated (any Actor)? = #isolation,
     at location: SourceLocation
-  ) async {
-    if let target { return await drive(to: target, budget: budget, at: location) }
+  ) async -> Bool {
+    if let target {
+      await drive(to: target, budget: budget, at: location)
+      return false
+    }
     let meter = await run(dueBy: everythingDue, budget: budget, at: location)
     if meter.isSpent { reportRunaway(meter, at: location) }
     await Settling.rejoin(scope: scope)
+    return meter.isSpent && pendingCount > 0
   }
 
   /// Advances to the date of the next pending action and runs what is due by then; does

@@ -28,6 +28,8 @@ package final class SharedTimeline: @unchecked Sendable {
   private var wallStart: Duration = .zero
   /// Where the `TestTimeline` was created, for listings of pending work.
   private var creation: SourceLocation?
+  /// Set once auto-advance has been turned on (see `AutoAdvance.swift`).
+  private var auto: AutoAdvance?
   private var nextSequence: UInt64 = 0
   /// The members kept alive because they have pending work.
   private var held: [ObjectIdentifier: any SharedTimelineMember] = [:]
@@ -72,11 +74,30 @@ package final class SharedTimeline: @unchecked Sendable {
 
   /// Adds `member`; it answers for its own pending work from now on.
   package func join(_ member: any SharedTimelineMember) {
-    lock.withLock {
+    let auto = lock.withLock {
       members.removeAll { $0.member == nil }
       members.append(WeakMember(member: member))
+      return self.auto
     }
+    if let auto { member.useAutoAdvance(auto) }
   }
+
+  /// Turns auto-advance on or off for every member, now and to come. Its driver runs the
+  /// members' actions on the main actor, where a scheduler's stand for the main queue's.
+  package func setAutomaticallyAdvances(_ on: Bool) {
+    let (auto, isNew) = lock.withLock { () -> (AutoAdvance, Bool) in
+      if let existing = self.auto { return (existing, false) }
+      let made = AutoAdvance(isolation: MainActor.shared, location: creation ?? .unknown)
+      self.auto = made
+      return (made, true)
+    }
+    if isNew { for member in liveMembers { member.useAutoAdvance(auto) } }
+    auto.set(on)
+    if on, pendingCount > 0, auto.workArrived() { startAutoDriver(auto) }
+  }
+
+  /// Whether time moves by itself on this timeline.
+  package var automaticallyAdvances: Bool { lock.withLock { auto }?.isEnabled ?? false }
 
   /// Keeps `member` alive (`keep`) or stops keeping it; answers the reference to release after
   /// the caller unlocks. A member calls this, under its own lock, when it gets its first
@@ -258,6 +279,8 @@ package protocol SharedTimelineMember: AnyObject, Sendable {
   func takeFirst(at location: SourceLocation) -> SharedTimeline.Action?
   /// Moves `now` to the shared date unless it is later already.
   func catchUp(toShared date: Duration)
+  /// Uses the shared timeline's auto-advance: work scheduled on the member starts its driver.
+  func useAutoAdvance(_ shared: AutoAdvance)
   /// How many actions are waiting.
   var pendingCount: Int { get }
 }

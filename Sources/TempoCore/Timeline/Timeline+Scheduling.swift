@@ -7,13 +7,14 @@ extension Timeline {
   /// Schedules `action` to run once at `date` (or at `now`, if `date` is in the past).
   /// - Complexity: O(log n)
   package func schedule(after date: Time, at location: SourceLocation, _ action: @escaping Action) {
-    let (problem, released) = lock.withLock {
-      () -> (TimelineState<Time, Interval>.DateProblem?, AnyObject?) in
+    let (problem, released, auto) = lock.withLock {
+      () -> (TimelineState<Time, Interval>.DateProblem?, AnyObject?, AutoAdvance?) in
       let problem = state.insert(.once(action), after: date, sequence: takeSequence()).problem
-      return (problem, updateHold())
+      return (problem, updateHold(), self.auto)
     }
     withExtendedLifetime(released) {}
     if let problem { report(problem, date: date, at: location) }
+    if let auto { workArrived(auto) }
   }
 
   /// Schedules `action` to run at `date` and then, if `interval` is given, every `interval`
@@ -55,13 +56,25 @@ extension Timeline {
   ) -> Handle {
     let handle = handleType.init(
       timeline: self, interval: interval, repeats: repeats, start: date, action: action)
-    let (problem, released) = lock.withLock {
-      () -> (TimelineState<Time, Interval>.DateProblem?, AnyObject?) in
-      (state.schedule(handle, after: date, sequence: takeSequence()), updateHold())
+    let (problem, released, auto) = lock.withLock {
+      () -> (TimelineState<Time, Interval>.DateProblem?, AnyObject?, AutoAdvance?) in
+      (state.schedule(handle, after: date, sequence: takeSequence()), updateHold(), self.auto)
     }
     withExtendedLifetime(released) {}
     if let problem { report(problem, date: date, at: location) }
+    if let auto { workArrived(auto) }
     return handle
+  }
+
+  /// Work was scheduled while auto-advance is on: starts its driver unless one runs.
+  @inline(never)
+  private func workArrived(_ auto: AutoAdvance) {
+    guard auto.workArrived() else { return }
+    if let sharing {
+      sharing.group.startAutoDriver(auto)
+    } else {
+      startAutoDriver(auto)
+    }
   }
 
   private func report(

@@ -40,9 +40,9 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
 {
   package typealias Action = () -> Void
 
-  // Invariant: `lock` guards `state` (its pending work included), `wallStart`, `creation` and
-  // the `action` of every `Handle` this timeline created; everything else is immutable. No user code (an action, or
-  // a closure's deinit) runs while it is held. Since every access is under the lock, the
+  // Invariant: `lock` guards `state` (its pending work included), `wallStart`, `creation`,
+  // `auto` and the `action` of every `Handle` this timeline created; everything else is
+  // immutable. No user code (an action, or a closure's deinit) runs while it is held. Since every access is under the lock, the
   // runtime's exclusivity checks on `state` are left out (`@exclusivity(unchecked)`): they cost
   // more than the work itself.
   let lock = Lock()
@@ -53,6 +53,9 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// Where the front that owns this timeline was created, for listings of pending work; set
   /// once by the front, guarded by `lock`.
   @exclusivity(unchecked) var creation: SourceLocation?
+  /// Set while time moves by itself (its group's, for a member of a shared timeline); guarded
+  /// by `lock`. See `AutoAdvance.swift`.
+  @exclusivity(unchecked) var auto: AutoAdvance?
   let name: String
   /// How the runaway report writes a date (the fronts give the time since their start).
   let describe: (Time) -> String

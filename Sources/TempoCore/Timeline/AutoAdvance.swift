@@ -1,0 +1,165 @@
+import TempoExecutor
+@_spi(TempoInternals) package import TempoSupport
+
+/// Time that moves by itself: while it is on, whenever work is pending on a timeline and the
+/// test's work has gone quiet, a driver runs the next due work, exactly as an async `run()`
+/// would — one item at a time, in order, `now` at each item's due time, the work each one
+/// releases let go quiet before the next — and stops when nothing is pending.
+///
+/// The driver is a task of its own, started when work becomes pending (a sleep, a scheduled
+/// action) while none runs. It waits for quiet the way an advancing test does, on the test's
+/// executor, so it never jumps while a task of the test can still run: only while every task
+/// is suspended, on time or on something outside the test. Work that never runs out (a timer
+/// nobody stops) is stopped by the same bounds as `run()`, reported, and auto-advance turns off.
+///
+/// ```swift
+/// let clock = TestClock()
+/// clock.autoAdvances = true
+/// let value = try await fetchWithRetry(clock: clock)   // every backoff skipped, in order
+/// ```
+package final class AutoAdvance: @unchecked Sendable {
+  // Invariant: `lock` guards `isOn` and `isDriving`; nothing is called while it is held.
+  private let lock = Lock()
+  private var isOn = false
+  private var isDriving = false
+  /// The actor the driver runs actions on: the main actor for schedulers, whose actions stand
+  /// for the main queue's; nil for clocks, whose actions only resume sleepers.
+  let isolation: (any Actor)?
+  /// Where the time source was made: a runaway is reported there.
+  let location: SourceLocation
+
+  package init(isolation: (any Actor)?, location: SourceLocation) {
+    self.isolation = isolation
+    self.location = location
+  }
+
+  /// Whether time moves by itself.
+  package var isEnabled: Bool { lock.withLock { isOn } }
+
+  /// Turns auto-advance on or off. The caller then tells ``workArrived()`` about the work
+  /// already pending.
+  func set(_ on: Bool) {
+    lock.withLock { isOn = on }
+  }
+
+  /// Work became pending: answers whether the caller should start a driver (on, and none runs).
+  package func workArrived() -> Bool {
+    lock.withLock {
+      guard isOn, !isDriving else { return false }
+      isDriving = true
+      return true
+    }
+  }
+
+  /// The driver ran out of work: answers whether it goes on (work arrived meanwhile and
+  /// auto-advance is still on) or stops.
+  func driverMayStop(pending: Bool) -> Bool {
+    lock.withLock {
+      if isOn, pending { return false }
+      isDriving = false
+      return true
+    }
+  }
+
+  /// A runaway was reported: auto-advance turns off, so the driver does not start again.
+  func turnOffAfterRunaway() {
+    lock.withLock { isOn = false }
+  }
+}
+
+extension TimelineDriving where Self: Sendable {
+  /// Starts the driver of auto-advance (see ``AutoAdvance``), on the executor of the test whose
+  /// context this is: the open `withTestExecutor` scope's, or the one this timeline's test
+  /// opened (found, for a clock made outside any task, from the current task as a first async
+  /// advance would).
+  package func startAutoDriver(_ auto: AutoAdvance) {
+    var executor: AnyObject?
+    if #available(TempoTestExecutor 1.0, *), !Settling.usesProbesOnly {
+      // As an advance from this context would: the scope's, else the one this timeline holds
+      // for the current task's test (opened and adopting its tasks, for a clock made outside
+      // any task).
+      executor = scope.executorForDriving(at: auto.location)
+    }
+    let driver = AutoDriver(timeline: self, auto: auto, executor: executor)
+    // A task that inherits the context (the test's, so that a runaway is reported to it), but
+    // is not counted among the test's tasks for the leftover-work check.
+    TaskCensus.$token.withValue(nil) {
+      Task { await driver.drive() }
+    }
+  }
+}
+
+/// The task that moves an auto-advancing timeline's time.
+private struct AutoDriver<Timeline: TimelineDriving & Sendable>: Sendable {
+  let timeline: Timeline
+  let auto: AutoAdvance
+  /// The test's executor (a `TestExecutor`), bound for the driver as a scope's is.
+  // Invariant: read only to bind it, on the driver's task; a TestExecutor is Sendable.
+  nonisolated(unsafe) let executor: AnyObject?
+
+  func drive() async {
+    if #available(TempoTestExecutor 1.0, *), let executor = executor as? TestExecutor {
+      await TestExecutor.$current.withValue(executor) { await loop() }
+    } else {
+      await loop()
+    }
+  }
+
+  private func loop() async {
+    if let isolation = auto.isolation {
+      await runLoop(isolation: isolation)
+    } else {
+      await runLoop(isolation: nil)
+    }
+  }
+
+  /// Runs what is pending, as an async `run()`, until nothing is; then stops unless work
+  /// arrived meanwhile.
+  private func runLoop(isolation: isolated (any Actor)?) async {
+    while true {
+      let spent = await timeline.runAutomatically(at: auto.location)
+      if spent {
+        auto.turnOffAfterRunaway()
+        _ = auto.driverMayStop(pending: false)
+        break
+      }
+      if auto.driverMayStop(pending: timeline.pendingCount > 0) { break }
+    }
+  }
+}
+
+extension TimelineDriving {
+  /// One turn of auto-advance: an async `run()` within the default bounds; answers whether the
+  /// bounds were spent (a runaway, reported).
+  fileprivate func runAutomatically(
+    isolation: isolated (any Actor)? = #isolation, at location: SourceLocation
+  ) async -> Bool {
+    await drive(through: nil, budget: RunBudget(limit: nil), at: location)
+  }
+}
+
+extension Timeline {
+  /// Turns auto-advance on or off for this timeline, or for the shared timeline it belongs to.
+  package func setAutomaticallyAdvances(_ on: Bool, isolation: (any Actor)?) {
+    if let sharing { return sharing.group.setAutomaticallyAdvances(on) }
+    let auto = lock.withLock {
+      if let existing = self.auto { return existing }
+      let made = AutoAdvance(isolation: isolation, location: creation ?? .unknown)
+      self.auto = made
+      return made
+    }
+    auto.set(on)
+    if on, pendingCount > 0, auto.workArrived() { startAutoDriver(auto) }
+  }
+
+  /// Whether time moves by itself on this timeline (or its shared timeline).
+  package var automaticallyAdvances: Bool {
+    if let sharing { return sharing.group.automaticallyAdvances }
+    return lock.withLock { auto }?.isEnabled ?? false
+  }
+
+  /// Uses the shared timeline's auto-advance: work scheduled here starts its driver.
+  package func useAutoAdvance(_ shared: AutoAdvance) {
+    lock.withLock { auto = shared }
+  }
+}
