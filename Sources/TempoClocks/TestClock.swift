@@ -74,17 +74,30 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   /// ```swift
   /// let clock = TestClock()
   /// ```
-  public init(
+  public convenience init(
     now: Instant = .init(),
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
     line: UInt = #line,
     column: UInt = #column
   ) {
+    self.init(
+      now: now, fileID: fileID, filePath: filePath, line: line, column: column,
+      callerIsUnknown: nil)
+  }
+
+  /// ``init(now:fileID:filePath:line:column:)``, or, with `unknown`, for a caller whose line is
+  /// not known.
+  private init(
+    now: Instant, fileID: StaticString, filePath: StaticString, line: UInt, column: UInt,
+    callerIsUnknown unknown: SourceLocation?
+  ) {
     self.timeline = Timeline(
       now: now, name: "TestClock", describe: describingSince(now),
       advancedBy: { $0.advanced(by: $1) })
-    self.creation = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    self.creation =
+      unknown
+      ?? SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     self.origin = now
     self.owner = nil
     timeline.setCreation(creation)
@@ -327,6 +340,8 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   /// - due at 5.0 seconds on TestClock created at FeatureTests.swift:12
   /// ```
   ///
+  /// (`TestClock()` cannot know the line it was made on, and is named without it.)
+  ///
   /// On a shared timeline it lists this clock's sleepers, at times since the timeline began;
   /// ``TestTimeline/pendingWorkDescription`` lists every source's.
   public var pendingWorkDescription: String { timeline.pendingWorkDescription }
@@ -367,13 +382,17 @@ extension TestClock where Duration == Swift.Duration {
   /// ```swift
   /// let clock = TestClock()
   /// ```
-  public convenience init(
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) {
-    self.init(now: .init(), fileID: fileID, filePath: filePath, line: line, column: column)
+  ///
+  /// It takes no arguments, so that beside swift-clocks (which swift-dependencies re-exports)
+  /// `TestClock()` is ambiguous — a compile error naming both modules — rather than silently
+  /// swift-clocks' clock. So it cannot know its caller's line: issues and listings of pending
+  /// work name it without a place. `TestClock<Duration>(now: .init())` knows it.
+  public convenience init() {
+    let location = SourceLocation.unknownCaller(
+      "TestClock()", instead: "TestClock<Duration>(now: .init())")
+    self.init(
+      now: .init(), fileID: location.fileID, filePath: location.filePath, line: location.line,
+      column: location.column, callerIsUnknown: location)
   }
 }
 

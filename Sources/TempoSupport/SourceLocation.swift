@@ -12,6 +12,9 @@ package struct SourceLocation: Sendable {
   /// The factory property this location stands for (`DispatchQueue.test`), whose caller's line
   /// is unknown; nil for a location of the user's own line.
   package var factory: String?
+  /// Whether this location is not the caller's and names no factory either (see
+  /// ``unknownCaller(_:instead:fileID:filePath:line:column:)``).
+  package var isCallerUnknown = false
 
   package init(fileID: StaticString, filePath: StaticString, line: UInt, column: UInt) {
     self.fileID = fileID
@@ -23,6 +26,25 @@ package struct SourceLocation: Sendable {
   /// A location in Tempo itself, for a report that has no user's line to point at.
   package static var unknown: SourceLocation {
     SourceLocation(fileID: #fileID, filePath: #filePath, line: #line, column: #column)
+  }
+
+  /// The location of an initializer that cannot take the caller's line (`TestClock()`, which
+  /// takes no arguments so that it stays ambiguous beside swift-clocks'); issues reported here
+  /// say so and name `instead`, a spelling that captures it. Listings name no place for it.
+  package static func unknownCaller(
+    _ spelling: String,
+    instead: String,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) -> SourceLocation {
+    var location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    location.isCallerUnknown = true
+    location.note =
+      " (`\(spelling)` cannot know the line that called it: create it with `\(instead)` to "
+      + "have this issue point at that line.)"
+    return location
   }
 
   /// The location of a factory property, which cannot know the line that read it; issues

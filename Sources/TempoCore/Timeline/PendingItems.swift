@@ -45,7 +45,7 @@ package func describePending(
 
 /// How a listing writes a time source: its name, and where it was created if known.
 package func describeSource(_ name: String, createdAt location: SourceLocation?) -> String {
-  guard let location else { return name }
+  guard let location, !location.isCallerUnknown else { return name }
   if let factory = location.factory { return "\(name) (\(factory))" }
   return "\(name) created at \(location.fileID):\(location.line)"
 }
