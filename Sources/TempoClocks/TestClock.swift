@@ -191,8 +191,8 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
     line: UInt = #line,
     column: UInt = #column
   ) async {
-    await timeline.advanceToNextDue(
-      isolation: timeline.isShared ? isolation : nil,
+    await timeline.advance(
+      toPending: .next, isolation: timeline.isShared ? isolation : nil,
       at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
@@ -220,8 +220,8 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
     line: UInt = #line,
     column: UInt = #column
   ) async {
-    await timeline.runPending(
-      isolation: timeline.isShared ? isolation : nil,
+    await timeline.advance(
+      toPending: .last, isolation: timeline.isShared ? isolation : nil,
       at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 

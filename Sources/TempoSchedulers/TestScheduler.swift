@@ -190,8 +190,8 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     line: UInt = #line,
     column: UInt = #column
   ) {
-    timeline.advanceToNextDue(
-      at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
+    timeline.advance(
+      toPending: .next, at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   /// ``advanceToNextDueTime(fileID:filePath:line:column:)`` for async code: the work already
@@ -203,8 +203,8 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     line: UInt = #line,
     column: UInt = #column
   ) async {
-    await timeline.advanceToNextDue(
-      at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
+    await timeline.advance(
+      toPending: .next, at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   /// Runs the actions scheduled now, in order, moving time to the last of their dates; what
@@ -230,7 +230,8 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     line: UInt = #line,
     column: UInt = #column
   ) {
-    timeline.runPending(at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
+    timeline.advance(
+      toPending: .last, at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   /// ``runPending(fileID:filePath:line:column:)`` for async code: the work already started
@@ -242,8 +243,8 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     line: UInt = #line,
     column: UInt = #column
   ) async {
-    await timeline.runPending(
-      at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
+    await timeline.advance(
+      toPending: .last, at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   /// Runs scheduled work until none is left, moving time to each action's date.

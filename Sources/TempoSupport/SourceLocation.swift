@@ -41,9 +41,8 @@ package struct SourceLocation: Sendable {
   ) -> SourceLocation {
     var location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     location.isCallerUnknown = true
-    location.note =
-      " (`\(spelling)` cannot know the line that called it: create it with `\(instead)` to "
-      + "have this issue point at that line.)"
+    location.note = callerNote(
+      "`\(spelling)` cannot know the line that called it", create: "the clock", instead)
     return location
   }
 
@@ -59,10 +58,16 @@ package struct SourceLocation: Sendable {
   ) -> SourceLocation {
     var location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     location.factory = factory
-    location.note =
-      " (`\(factory)` is a property, which cannot know the line that read it: create the "
-      + "scheduler with `\(instead)` to have this issue point at that line.)"
+    location.note = callerNote(
+      "`\(factory)` is a property, which cannot know the line that read it",
+      create: "the scheduler", instead)
     return location
+  }
+
+  /// The note of a location that stands in for an unknown caller: `why`, and the spelling to
+  /// create `what` with instead.
+  private static func callerNote(_ why: String, create what: String, _ instead: String) -> String {
+    " (\(why): create \(what) with `\(instead)` to have this issue point at that line.)"
   }
 
   /// Reports `message` through IssueReporting, which fails the current XCTest or Swift Testing

@@ -222,7 +222,8 @@ public final class TestTimeline: Sendable {
     line: UInt = #line,
     column: UInt = #column
   ) {
-    shared.driveToNextDue(
+    shared.drive(
+      toPending: .next,
       at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
@@ -235,7 +236,8 @@ public final class TestTimeline: Sendable {
     line: UInt = #line,
     column: UInt = #column
   ) async {
-    await shared.driveToNextDue(
+    await shared.drive(
+      toPending: .next,
       at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
@@ -255,7 +257,8 @@ public final class TestTimeline: Sendable {
     line: UInt = #line,
     column: UInt = #column
   ) {
-    shared.driveThroughPending(
+    shared.drive(
+      toPending: .last,
       at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
@@ -268,7 +271,8 @@ public final class TestTimeline: Sendable {
     line: UInt = #line,
     column: UInt = #column
   ) async {
-    await shared.driveThroughPending(
+    await shared.drive(
+      toPending: .last,
       at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 

@@ -51,19 +51,16 @@ package final class AutoAdvance: @unchecked Sendable {
     }
   }
 
-  /// The driver ran out of work: answers whether it goes on (work arrived meanwhile and
-  /// auto-advance is still on) or stops.
-  func driverMayStop(pending: Bool) -> Bool {
+  /// The driver ran out of work, or spent its bounds on a runaway (reported; auto-advance then
+  /// turns off, so that no driver starts again): answers whether it goes on (work arrived
+  /// meanwhile and auto-advance is still on) or stops.
+  func driverMayStop(pending: Bool, afterRunaway: Bool) -> Bool {
     lock.withLock {
+      if afterRunaway { isOn = false }
       if isOn, pending { return false }
       isDriving = false
       return true
     }
-  }
-
-  /// A runaway was reported: auto-advance turns off, so the driver does not start again.
-  func turnOffAfterRunaway() {
-    lock.withLock { isOn = false }
   }
 }
 
@@ -105,36 +102,14 @@ private struct AutoDriver<Timeline: TimelineDriving & Sendable>: Sendable {
     }
   }
 
+  /// Runs what is pending, as an async `run()` on the auto-advance's actor, until nothing is;
+  /// then stops unless work arrived meanwhile.
   private func loop() async {
-    if let isolation = auto.isolation {
-      await runLoop(isolation: isolation)
-    } else {
-      await runLoop(isolation: nil)
-    }
-  }
-
-  /// Runs what is pending, as an async `run()`, until nothing is; then stops unless work
-  /// arrived meanwhile.
-  private func runLoop(isolation: isolated (any Actor)?) async {
     while true {
-      let spent = await timeline.runAutomatically(at: auto.location)
-      if spent {
-        auto.turnOffAfterRunaway()
-        _ = auto.driverMayStop(pending: false)
-        break
-      }
-      if auto.driverMayStop(pending: timeline.pendingCount > 0) { break }
+      let spent = await timeline.drive(
+        through: nil, budget: RunBudget(limit: nil), isolation: auto.isolation, at: auto.location)
+      if auto.driverMayStop(pending: timeline.pendingCount > 0, afterRunaway: spent) { break }
     }
-  }
-}
-
-extension TimelineDriving {
-  /// One turn of auto-advance: an async `run()` within the default bounds; answers whether the
-  /// bounds were spent (a runaway, reported).
-  fileprivate func runAutomatically(
-    isolation: isolated (any Actor)? = #isolation, at location: SourceLocation
-  ) async -> Bool {
-    await drive(through: nil, budget: RunBudget(limit: nil), at: location)
   }
 }
 

@@ -110,6 +110,15 @@ struct RunMeter {
   }
 }
 
+/// Which pending date a step through pending work moves to.
+package enum PendingStop: Sendable {
+  /// The earliest pending date: Jest's `advanceTimersToNextTimer`.
+  case next
+  /// The latest date pending now; what the work schedules later stays pending: sinon's
+  /// `runToLast`.
+  case last
+}
+
 /// What a drive takes its actions from: a lone ``Timeline``, or a ``SharedTimeline`` that
 /// takes them from all its members in one order.
 ///
@@ -203,38 +212,30 @@ extension TimelineDriving {
     return meter.isSpent && pendingCount > 0
   }
 
-  /// Advances to the date of the next pending action and runs what is due by then; does
-  /// nothing if nothing is pending.
-  package func driveToNextDue(at location: SourceLocation) {
-    guard let target = nextTarget else { return }
+  /// Advances to `stop`'s date (the next pending one, or the last pending now) and runs what
+  /// is due by then; does nothing if nothing is pending.
+  package func drive(toPending stop: PendingStop, at location: SourceLocation) {
+    guard let target = target(of: stop) else { return }
     drive(to: target, at: location)
   }
 
-  /// Advances to the date of the last action pending now and runs what is due by then: what
-  /// the pending work schedules later than that stays pending.
-  package func driveThroughPending(at location: SourceLocation) {
-    guard let target = lastTarget else { return }
-    drive(to: target, at: location)
-  }
-
-  /// ``driveToNextDue(at:)`` for async code: the work already started goes quiet first (so a
-  /// task started just before has gone to sleep), then it settles after each action.
-  package func driveToNextDue(
-    isolation: isolated (any Actor)? = #isolation, at location: SourceLocation
+  /// ``drive(toPending:at:)`` for async code: the work already started goes quiet first (so a
+  /// task started just before has gone to sleep when the pending dates are read), then it
+  /// settles after each action.
+  package func drive(
+    toPending stop: PendingStop, isolation: isolated (any Actor)? = #isolation,
+    at location: SourceLocation
   ) async {
     await Settling.settle(wakeUps, scope: scope, at: location)
-    guard let target = nextTarget else { return await Settling.rejoin(scope: scope) }
+    guard let target = target(of: stop) else { return await Settling.rejoin(scope: scope) }
     await drive(to: target, at: location)
   }
 
-  /// ``driveThroughPending(at:)`` for async code: the work already started goes quiet first,
-  /// then it settles after each action.
-  package func driveThroughPending(
-    isolation: isolated (any Actor)? = #isolation, at location: SourceLocation
-  ) async {
-    await Settling.settle(wakeUps, scope: scope, at: location)
-    guard let target = lastTarget else { return await Settling.rejoin(scope: scope) }
-    await drive(to: target, at: location)
+  private func target(of stop: PendingStop) -> Target? {
+    switch stop {
+    case .next: nextTarget
+    case .last: lastTarget
+    }
   }
 
   /// The loop of a drive: takes and runs the actions due by `bound`, within `budget`.

@@ -107,34 +107,20 @@ extension Timeline {
     }
   }
 
-  /// Advances to the next pending date (of any member of a shared timeline) and runs what is
+  /// Advances to `stop`'s pending date (of any member of a shared timeline) and runs what is
   /// due by then.
-  package func advanceToNextDue(at location: SourceLocation) {
-    if let sharing { return sharing.group.driveToNextDue(at: location) }
-    driveToNextDue(at: location)
+  package func advance(toPending stop: PendingStop, at location: SourceLocation) {
+    if let sharing { return sharing.group.drive(toPending: stop, at: location) }
+    drive(toPending: stop, at: location)
   }
 
-  /// Advances to the last date pending now (on every member of a shared timeline) and runs
-  /// what is due by then.
-  package func runPending(at location: SourceLocation) {
-    if let sharing { return sharing.group.driveThroughPending(at: location) }
-    driveThroughPending(at: location)
-  }
-
-  /// ``advanceToNextDue(at:)`` for async code.
-  package func advanceToNextDue(
-    isolation: isolated (any Actor)? = #isolation, at location: SourceLocation
+  /// ``advance(toPending:at:)`` for async code.
+  package func advance(
+    toPending stop: PendingStop, isolation: isolated (any Actor)? = #isolation,
+    at location: SourceLocation
   ) async {
-    if let sharing { return await sharing.group.driveToNextDue(at: location) }
-    await driveToNextDue(at: location)
-  }
-
-  /// ``runPending(at:)`` for async code.
-  package func runPending(
-    isolation: isolated (any Actor)? = #isolation, at location: SourceLocation
-  ) async {
-    if let sharing { return await sharing.group.driveThroughPending(at: location) }
-    await driveThroughPending(at: location)
+    if let sharing { return await sharing.group.drive(toPending: stop, at: location) }
+    await drive(toPending: stop, at: location)
   }
 
   /// The shared time a member's advance to `target` moves to. An advance that does not move

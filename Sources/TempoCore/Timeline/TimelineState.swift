@@ -209,13 +209,11 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   /// The dates, sequence numbers and jobs of the first `first` live entries in the order they
   /// run. - Complexity: O(n + k log n) for n pending; for diagnostics.
   func entries(first: Int) -> [(date: Time, sequence: UInt64, job: TimelineJob)] {
-    let live = pending.copy()
     var entries: [(Time, UInt64, TimelineJob)] = []
-    var date = now
-    while entries.count < first,
-      let (job, sequence) = live.removeFirst(dueBy: .everything, date: &date)
-    {
-      if !job.isCancelled { entries.append((date, sequence, job)) }
+    guard first > 0 else { return entries }
+    forEachLiveEntry { date, sequence, job in
+      entries.append((date, sequence, job))
+      return entries.count < first
     }
     return entries
   }
@@ -223,13 +221,22 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   /// The date of the last live entry to run, if any. - Complexity: O(n log n); for the verbs
   /// that run what is pending now and no more.
   func lastDate() -> Time? {
-    let live = pending.copy()
     var last: Time?
-    var date = now
-    while let (job, _) = live.removeFirst(dueBy: .everything, date: &date) {
-      if !job.isCancelled { last = date }
+    forEachLiveEntry { date, _, _ in
+      last = date
+      return true
     }
     return last
+  }
+
+  /// Calls `body` with each live entry in the order they run, on a copy of the pending work,
+  /// while it answers true.
+  private func forEachLiveEntry(_ body: (Time, UInt64, TimelineJob) -> Bool) {
+    let live = pending.copy()
+    var date = now
+    while let (job, sequence) = live.removeFirst(dueBy: .everything, date: &date) {
+      if !job.isCancelled, !body(date, sequence, job) { return }
+    }
   }
 
   /// The shared time of a pending date: work due now is due at the shared time of `now`, even
