@@ -120,16 +120,23 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
     try Task.checkCancellation()
     guard now < deadline else { return }
     let sleeper = timeline.makeSleeper()
-    try await withTaskCancellationHandler {
-      try await withUnsafeThrowingContinuation { continuation in
-        guard sleeper.install(continuation) else { return }
-        let handle = timeline.schedule(after: deadline, interval: nil, at: creation) {
-          sleeper.wake()
+    do {
+      try await withTaskCancellationHandler {
+        try await withUnsafeThrowingContinuation { continuation in
+          guard sleeper.install(continuation) else { return }
+          let handle = timeline.schedule(after: deadline, interval: nil, at: creation) {
+            sleeper.wake()
+          }
+          sleeper.hold(handle)
+          sleeper.watchForHangs(handle, clock: creation)
         }
-        sleeper.hold(handle)
+      } onCancel: {
+        sleeper.cancel()
       }
-    } onCancel: {
-      sleeper.cancel()
+    } catch let ended as EndedBlockedOnTime {
+      // The test was blocked on this sleep: say so where the test is, then end it.
+      ended.report?.deliver()
+      throw CancellationError()
     }
     // Woken by an advance (a cancelled sleep throws above): tell the advance this task runs.
     timeline.wakeUps.acknowledge()

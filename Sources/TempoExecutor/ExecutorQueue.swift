@@ -16,6 +16,9 @@ struct ExecutorQueue<Job> {
     let continuation: UnsafeContinuation<Bool, Never>
     /// The value of `jobsRun` at which the waiter gives up.
     let giveUpAt: Int
+    /// Whether quiet also means no outside work in flight (see ``outsideWork``): an
+    /// auto-advance driver's wait, never an advance the test asked for.
+    var respectsOutsideWork = false
   }
 
   /// A waiter to resume after unlocking, with its answer (true: quiet; false: the budget ran
@@ -46,6 +49,9 @@ struct ExecutorQueue<Job> {
   /// Jobs of this test queued or running outside it: sent out by tasks it adopted before it
   /// opened (``TaskLineage``).
   private(set) var outsideJobs = 0
+  /// Work outside the test's sight that the test said is in flight (`withOutsideWork`): time
+  /// does not move by itself, and no hang is reported, while it is.
+  private(set) var outsideWork = 0
   /// Tasks waiting for quiet: their own jobs never run here while they wait. (Usually one.)
   private var drivers: [UnsafeRawPointer] = []
 
@@ -76,6 +82,9 @@ struct ExecutorQueue<Job> {
 
   /// Whether `task` is waiting for quiet; it is no member while it does.
   func isDriver(_ task: UnsafeRawPointer) -> Bool { drivers.contains(task) }
+
+  /// Whether a task is waiting for quiet: an advance of the test is under way.
+  var hasDrivers: Bool { !drivers.isEmpty }
 
   /// A main-actor job of this test was sent to the main queue (see ``MainExecutor``).
   mutating func mainJobQueued(task: UnsafeRawPointer) -> Bool {
@@ -199,18 +208,33 @@ struct ExecutorQueue<Job> {
 
   // MARK: Waiting for quiet
 
-  /// True if quiet, false if the budget is spent, nil if neither yet.
-  func quietAnswer(giveUpAt: Int) -> Bool? {
-    if isQuiet { return true }
+  /// True if quiet (and, for a waiter that respects it, no outside work is in flight), false if
+  /// the budget is spent, nil if neither yet.
+  func quietAnswer(giveUpAt: Int, respectingOutsideWork: Bool = false) -> Bool? {
+    if isQuiet, !respectingOutsideWork || outsideWork == 0 { return true }
     if jobsRun >= giveUpAt { return false }
     return nil
   }
 
   /// Registers a waiter unless the answer is known now, which it returns instead.
   mutating func wait(_ waiter: Waiter) -> Bool? {
-    if let answer = quietAnswer(giveUpAt: waiter.giveUpAt) { return answer }
+    let answer = quietAnswer(
+      giveUpAt: waiter.giveUpAt, respectingOutsideWork: waiter.respectsOutsideWork)
+    if let answer { return answer }
     waiters.append(waiter)
     return nil
+  }
+
+  // MARK: Outside work
+
+  /// The test says work it cannot see is in flight.
+  mutating func beginOutsideWork() { outsideWork += 1 }
+
+  /// That work is over: a waiter that respected it may be released.
+  mutating func endOutsideWork() -> [Release] {
+    precondition(outsideWork > 0, "outside work ended more often than it began")
+    outsideWork -= 1
+    return releasedWaiters()
   }
 
   /// A clock, scheduler or timeline holds the executor open; false if it has closed already
@@ -270,8 +294,9 @@ struct ExecutorQueue<Job> {
     let quiet = isQuiet
     var released: [Release] = []
     waiters.removeAll { waiter in
-      guard quiet || jobsRun >= waiter.giveUpAt else { return false }
-      released.append((waiter.continuation, quiet))
+      let isAnswered = quiet && (!waiter.respectsOutsideWork || outsideWork == 0)
+      guard isAnswered || jobsRun >= waiter.giveUpAt else { return false }
+      released.append((waiter.continuation, isAnswered))
       return true
     }
     return released

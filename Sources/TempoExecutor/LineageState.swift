@@ -51,6 +51,9 @@ package struct LineageState<Owner: AnyObject> {
     package var others = Flight()
     /// The executor that adopted the task.
     package var adoptedBy: Owner?
+    /// Whether the task was first seen by a job of its own enqueued from no task: started
+    /// by a thread, not by another task.
+    package var isStartedOutsideAnyTask = false
   }
 
   /// A job on its way, as ``leaves(task:current:)`` counted it.
@@ -87,7 +90,9 @@ package struct LineageState<Owner: AnyObject> {
       // A task started by an adopted task, after the adoption, is adopted too: its creator's
       // executor may not have seen it start.
       let adopter = ancestors.last.flatMap(adopter(of:))
-      entries[owner.address] = Entry(id: owner.id, ancestors: ancestors, adoptedBy: adopter)
+      entries[owner.address] = Entry(
+        id: owner.id, ancestors: ancestors, adoptedBy: adopter,
+        isStartedOutsideAnyTask: task != nil && current == nil)
       isNew = adopter != nil
     }
     let job = OutsideJob(task: owner, isTasks: task != nil, isNewlyAdopted: isNew)
@@ -99,6 +104,13 @@ package struct LineageState<Owner: AnyObject> {
   package func adopter(of task: TaskRef) -> Owner? {
     guard let entry = entries[task.address], entry.id == task.id else { return nil }
     return entry.adoptedBy
+  }
+
+  /// Whether `task` was seen, and no task of this process started it: a test's own task, which
+  /// the test runner started from a thread of its own (as XCTest starts an async test method).
+  package func isStartedOutsideAnyTask(_ task: TaskRef) -> Bool {
+    guard let entry = entries[task.address], entry.id == task.id else { return false }
+    return entry.isStartedOutsideAnyTask
   }
 
   /// The adopter of the job's task counts `job`, which just left, as its test's work.

@@ -57,6 +57,14 @@ enum TaskLineage {
     return true
   }
 
+  /// Whether the current task was seen while watching, and started by no task (see
+  /// ``LineageState/isStartedOutsideAnyTask(_:)``); false when nobody watches.
+  static func currentTaskIsStartedOutsideAnyTask() -> Bool {
+    guard let current = TestExecutor.currentTaskPointer else { return false }
+    let task = TaskRef(current)
+    return lock.withLock { watchers > 0 && state.isStartedOutsideAnyTask(task) }
+  }
+
   /// Runs `job` on a system thread as the global executor would, with no test executor as its
   /// task executor.
   static func runOnSystemThread(_ job: UnownedJob) {

@@ -93,17 +93,19 @@ extension TestExecutor {
   /// that has begun draining; ends the draining.
   private func quietHere(giveUpAt: Int) async -> Bool {
     drainOnCallersThread(giveUpAt: giveUpAt)
-    let (answer, wake) = lock.withLock {
-      (state.quietAnswer(giveUpAt: giveUpAt), state.endDraining())
+    let (answer, outside, wake) = lock.withLock {
+      (state.quietAnswer(giveUpAt: giveUpAt), state.outsideWork > 0, state.endDraining())
     }
     start(wake)
+    // An auto-advance driver also waits for outside work; the task-local is read only then.
+    let respectsOutsideWork = outside && Self.waitsForOutsideWork
     // Usually quiet already: answer without suspending, since a continuation resumed at once
     // still sends the caller through the global executor's queue.
-    if let answer { return answer }
+    if let answer, !(answer && respectsOutsideWork) { return answer }
     return await withUnsafeContinuation { continuation in
-      let answer = lock.withLock {
-        state.wait(ExecutorQueue<UnownedJob>.Waiter(continuation: continuation, giveUpAt: giveUpAt))
-      }
+      let waiter = ExecutorQueue<UnownedJob>.Waiter(
+        continuation: continuation, giveUpAt: giveUpAt, respectsOutsideWork: respectsOutsideWork)
+      let answer = lock.withLock { state.wait(waiter) }
       if let answer { continuation.resume(returning: answer) }
     }
   }

@@ -1,5 +1,5 @@
 import Dispatch
-@_spi(TempoInternals) import TempoSupport
+@_spi(TempoInternals) package import TempoSupport
 
 /// Runs the work of one test, one job at a time, and knows when that work has gone quiet.
 ///
@@ -48,10 +48,12 @@ import Dispatch
 /// length of a run that owns it.
 @available(TempoTestExecutor 1.0, *)
 package final class TestExecutor: TaskExecutor, @unchecked Sendable {
-  // Invariant: `lock` guards `state`. Jobs are run, waiters resumed and pumps started only
-  // after unlocking; `state` lets at most one job run at a time.
+  // Invariant: `lock` guards `state` and `bodyHasEnded`. Jobs are run, waiters resumed and
+  // pumps started only after unlocking; `state` lets at most one job run at a time.
   let lock = Lock()
   @exclusivity(unchecked) var state = ExecutorQueue<UnownedJob>()
+  /// Whether the body of the scope that opened the executor has returned (see `bodyEnded()`).
+  @exclusivity(unchecked) var bodyHasEnded = false
 
   /// How long the backstop waits before it runs a job that a draining driver has not run.
   static var backstopMilliseconds: Int { 5 }
@@ -71,14 +73,36 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// Opens an executor for the current task: installs the runtime hooks while any executor is
   /// open. Call ``close()`` when the test ends.
   ///
-  /// - Parameter includingMainQueueBlocks: See ``includesMainQueueBlocks``.
-  package init(includingMainQueueBlocks: Bool = false) {
+  /// - Parameters:
+  ///   - includingMainQueueBlocks: See ``includesMainQueueBlocks``.
+  ///   - scope: Where the `withTestExecutor` scope or `.testExecutor` test that opens it is
+  ///     written; nil for the executor a clock opens for its task (``ImplicitScope``).
+  ///   - reportInScope: How an issue of the scope is reported where the test is written, when
+  ///     `scope` is not that place (a trait knows its test's declaration only as a test
+  ///     framework's location).
+  package init(
+    includingMainQueueBlocks: Bool = false, scope: SourceLocation? = nil,
+    reportInScope: (@Sendable (String) -> Void)? = nil
+  ) {
     state.includesMainQueueBlocks = includingMainQueueBlocks
-    firstTaskID = Self.currentTaskPointer.map(JobIdentity.taskID) ?? 0
+    self.scope = scope
+    self.reportInScope = reportInScope
+    let opener = Self.currentTaskPointer
+    root = opener.map(TaskRef.init)
+    firstTaskID = opener.map(JobIdentity.taskID) ?? 0
     outer = RuntimeHooks.executorThatMetCurrentTask()
     RuntimeHooks.open(self)
     Self.noteCurrentTask(in: self)
   }
+
+  /// The task that opened the executor: the test's own task, for one a clock opened.
+  let root: TaskRef?
+
+  /// Where the scope that opened the executor is written; nil for one a clock opened.
+  package let scope: SourceLocation?
+
+  /// Reports an issue of the scope at the test's declaration, if `scope` is not it.
+  package let reportInScope: (@Sendable (String) -> Void)?
 
   /// The ID of the task that opened the executor. Task IDs count up: a task with this ID or a
   /// later one was started after the executor opened (or is the one that opened it).

@@ -37,9 +37,11 @@ public struct TestExecutorTrait: TestTrait, SuiteTrait, TestScoping {
     performing function: @Sendable () async throws -> Void
   ) async throws {
     guard testCase != nil else { return try await function() }
+    let declaration = test.sourceLocation
     let (_, leftover) = try await withTestScope(
       includingMainQueueBlocks: false, leftoverWork: leftoverWork,
       at: SourceLocation(fileID: #fileID, filePath: #filePath, line: #line, column: #column),
+      reportInScope: { Issue.record(Comment(rawValue: $0), sourceLocation: declaration) },
       function)
     guard let leftover else { return }
     let comment = Comment(rawValue: leftover.message + leftover.hint(for: ".testExecutor"))

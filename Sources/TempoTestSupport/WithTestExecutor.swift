@@ -98,6 +98,7 @@ func withTestScope<Result>(
   includingMainQueueBlocks: Bool,
   leftoverWork: LeftoverWork,
   at location: SourceLocation,
+  reportInScope: (@Sendable (String) -> Void)? = nil,
   _ operation: () async throws -> Result
 ) async rethrows -> (Result, LeftoverReport?) {
   if let executor = TestExecutor.current, executor.isOpen {
@@ -109,11 +110,15 @@ func withTestScope<Result>(
     TestExecutor.warnOnceThatHooksAreMissing()
     return (try await operation(), nil)
   }
-  let executor = TestExecutor(includingMainQueueBlocks: includingMainQueueBlocks)
+  let executor = TestExecutor(
+    includingMainQueueBlocks: includingMainQueueBlocks, scope: location,
+    reportInScope: reportInScope)
   defer { executor.close() }
   let census = TaskCensus()
   let result = try await TestExecutor.$current.withValue(executor) {
-    try await TaskCensus.$token.withValue(census.makeToken()) { try await operation() }
+    // The body's end, thrown or returned: its sleepers no longer hold the test up.
+    defer { executor.bodyEnded() }
+    return try await TaskCensus.$token.withValue(census.makeToken()) { try await operation() }
   }
   guard leftoverWork != .ignore else {
     // Background work ends with the test all the same.

@@ -150,3 +150,32 @@ import Testing
     #expect(queue.enqueue(3, task: task).wake == .pump)  // the pump ended; a new one starts
   }
 }
+
+/// Outside work the test declared (`withOutsideWork`) holds up an auto-advance driver's wait for
+/// quiet, and never an advance the test asked for.
+@Suite struct ExecutorQueueOutsideWorkTests {
+  @Test func onlyAWaitThatRespectsOutsideWorkWaitsForIt() {
+    var queue = ExecutorQueue<Int>()
+    queue.beginOutsideWork()
+    #expect(queue.quietAnswer(giveUpAt: .max) == true)
+    #expect(queue.quietAnswer(giveUpAt: .max, respectingOutsideWork: true) == nil)
+    // A spent budget still answers.
+    #expect(queue.quietAnswer(giveUpAt: 0, respectingOutsideWork: true) == false)
+  }
+
+  @Test func theEndOfOutsideWorkReleasesTheWaitThatRespectedIt() async {
+    var queue = ExecutorQueue<Int>()
+    queue.beginOutsideWork()
+    queue.beginOutsideWork()
+    let answer = await withUnsafeContinuation { continuation in
+      let waiter = ExecutorQueue<Int>.Waiter(
+        continuation: continuation, giveUpAt: .max, respectsOutsideWork: true)
+      #expect(queue.wait(waiter) == nil)
+      #expect(queue.endOutsideWork().isEmpty)  // one of two ended: still waiting
+      let released = queue.endOutsideWork()
+      #expect(released.count == 1)
+      for waiter in released { waiter.continuation.resume(returning: waiter.quiet) }
+    }
+    #expect(answer == true)
+  }
+}

@@ -33,4 +33,12 @@ package class TimelineHandle: @unchecked Sendable {
   /// alone: a closure over the generic `Timeline.Handle` captures its generic types too, and is
   /// allocated every time it is made.
   package func cancel() {}
+
+  /// A mark of the owning timeline that changes whenever it runs an action or moves its time
+  /// (see ``Timeline/Handle``, which overrides this); what the hang watch compares.
+  var progressMark: UInt64 { 0 }
+
+  /// "due at 5.0 seconds on TestClock created at FeatureTests.swift:12 (its time is 0.0
+  /// seconds)": the pending action as the hang report writes it; nil once its timeline is gone.
+  func describeSleep() -> String? { nil }
 }

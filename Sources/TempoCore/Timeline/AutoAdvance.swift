@@ -96,7 +96,12 @@ private struct AutoDriver<Timeline: TimelineDriving & Sendable>: Sendable {
 
   func drive() async {
     if #available(TempoTestExecutor 1.0, *), let executor = executor as? TestExecutor {
-      await TestExecutor.$current.withValue(executor) { await loop() }
+      // Its waits for quiet also wait for outside work the test declared.
+      await TestExecutor.$waitsForOutsideWork.withValue(true) {
+        await TestExecutor.$current.withValue(executor) { await loop() }
+      }
+    } else if #available(TempoTestExecutor 1.0, *) {
+      await TestExecutor.$waitsForOutsideWork.withValue(true) { await loop() }
     } else {
       await loop()
     }

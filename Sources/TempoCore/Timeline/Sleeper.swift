@@ -27,6 +27,8 @@ package final class Sleeper: @unchecked Sendable {
   private var continuation: UnsafeContinuation<Void, any Error>?
   private var wakeUp: WakeUp?
   private var isFinished = false
+  /// Whether the hang watch follows this sleep (see ``watchForHangs(_:clock:)``).
+  private var isWatched = false
 
   /// A sleeper guarded by `lock`, which may be borrowed from its timeline (nothing here calls
   /// the timeline with it held), and whose wake-ups ``wake()`` counts in `wakeUps`.
@@ -85,6 +87,30 @@ package final class Sleeper: @unchecked Sendable {
   /// Ends the sleep with `CancellationError`.
   package func cancel() { finish(with: CancellationError()) }
 
+  /// Whether the sleep has not ended yet.
+  package var isPending: Bool { lock.withLock { !isFinished } }
+
+  /// Lets the hang watch follow this sleep, woken by `handle` on a clock made at `clock`, if
+  /// the current task's sleep can hold its test up for good (``SleeperRole``). Call from the
+  /// sleeping task, once the wake-up is scheduled.
+  package func watchForHangs(_ handle: TimelineHandle, clock: SourceLocation) {
+    guard #available(TempoTestExecutor 1.0, *),
+      let role = TestExecutor.roleOfCurrentSleeper(),
+      lock.withLock({ () -> Bool in
+        isWatched = !isFinished
+        return isWatched
+      })
+    else { return }
+    // Ended meanwhile, the sleep is dropped at the watch's next look.
+    HangWatch.shared.watch(self, handle: handle, role: role, clock: clock)
+  }
+
+  /// Ends the sleep for the hang watch: its task reports `report` (if given) and throws
+  /// `CancellationError` (see ``EndedBlockedOnTime``).
+  func endBlockedOnTime(_ report: HangReport?) {
+    finish(with: EndedBlockedOnTime(report: report))
+  }
+
   @discardableResult
   private func finish(with error: (any Error)?) -> Bool {
     // `lock()` and `unlock()` rather than `withLock`: a closure returned from the generic
@@ -97,8 +123,10 @@ package final class Sleeper: @unchecked Sendable {
     isFinished = true
     let continuation = self.continuation
     let wakeUp = self.wakeUp
+    let wasWatched = isWatched
     (self.continuation, self.wakeUp) = (nil, nil)
     lock.unlock()
+    if wasWatched, #available(TempoTestExecutor 1.0, *) { HangWatch.shared.unwatch(self) }
     wakeUp?.cancel()
     if let error { continuation?.resume(throwing: error) } else { continuation?.resume() }
     return true

@@ -68,6 +68,17 @@ extension Timeline {
     override package func cancel() {
       timeline?.cancel(self)
     }
+
+    override var progressMark: UInt64 { timeline?.progressMark ?? 0 }
+
+    override func describeSleep() -> String? {
+      guard let timeline else { return nil }
+      let (due, now, creation) = timeline.lock.withLock {
+        (timeline.describe(start), timeline.describe(timeline.state.now), timeline.creation)
+      }
+      let source = describeSource(timeline.name, createdAt: creation)
+      return "due at \(due) on \(source) (its time is \(now))"
+    }
   }
 
   /// A cancelled action and the reference a cancellation released, kept until after unlocking.

@@ -134,6 +134,9 @@ extension Timeline: SharedTimelineMember {
   package func catchUp(toShared date: Duration) {
     guard let sharing else { return }
     let moved = sharing.fromShared(date)
-    lock.withLock { state.catchUp(to: moved, shared: date) }
+    lock.withLock {
+      state.catchUp(to: moved, shared: date)
+      progress &+= 1
+    }
   }
 }

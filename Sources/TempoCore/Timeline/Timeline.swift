@@ -41,9 +41,10 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   package typealias Action = () -> Void
 
   // Invariant: `lock` guards `state` (its pending work included), `wallStart`, `creation`,
-  // `auto` and the `action` of every `Handle` this timeline created; everything else is
-  // immutable. No user code (an action, or a closure's deinit) runs while it is held. Since every access is under the lock, the
-  // runtime's exclusivity checks on `state` are left out (`@exclusivity(unchecked)`): they cost
+  // `auto`, `progress` and the `action` of every `Handle` this timeline created; everything
+  // else is immutable. No user code (an action, or a closure's deinit) runs while it is held.
+  // Since every access is under the lock, the runtime's exclusivity checks on `state` are left
+  // out (`@exclusivity(unchecked)`): they cost
   // more than the work itself.
   let lock = Lock()
   @exclusivity(unchecked) var state: TimelineState<Time, Interval>
@@ -56,6 +57,8 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// Set while time moves by itself (its group's, for a member of a shared timeline); guarded
   /// by `lock`. See `AutoAdvance.swift`.
   @exclusivity(unchecked) var auto: AutoAdvance?
+  /// Counts the actions taken and the advances finished: the hang watch's sign that time moves.
+  @exclusivity(unchecked) var progress: UInt64 = 0
   let name: String
   /// How the runaway report writes a date (the fronts give the time since their start).
   let describe: (Time) -> String
@@ -177,6 +180,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     var released: AnyObject?
     lock.lock()
     let taken = state.takeNext(dueBy: bound)
+    if taken != nil { progress &+= 1 }
     if sharing != nil { released = updateHold() }
     lock.unlock()
     withExtendedLifetime(released) {}
@@ -206,8 +210,13 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     // state's metadata at every call in unspecialized code.
     lock.lock()
     state.finish(at: target)
+    progress &+= 1
     lock.unlock()
   }
+
+  /// A mark that changes whenever this timeline runs an action or finishes an advance (or its
+  /// shared timeline moves it), for the hang watch.
+  var progressMark: UInt64 { lock.withLock { progress } }
 
   // MARK: - With the lock held
 

@@ -75,6 +75,26 @@ package enum TimelineMessage {
       + "on its sources, due at \(describeDates(dates, of: count)) (now is \(now))."
   }
 
+  /// A test blocked on time: `sleeps` held it up, with nothing moving, for `waited` of real
+  /// time; the hang watch ended them.
+  static func blockedOnTime(sleeps: [String], waited: String) -> String {
+    let one = sleeps.count == 1
+    return """
+      The test is blocked on time: for \(waited) of real time its work was quiet while \
+      \(one ? "a task" : "its tasks") waited on \(one ? "a sleep" : "sleeps") that nothing \
+      advanced:
+      \(sleeps.map { "- \($0)" }.joined(separator: "\n"))
+      \(one ? "The sleep was" : "The \(sleeps.count) sleeps were") ended with \
+      CancellationError so that the test does not hang. To let time reach \
+      \(one ? "it" : "them"): advance the clock (`await clock.advance(by:)`), run what is \
+      pending (`await clock.run()`), or let time move by itself \
+      (`clock.automaticallyAdvances = true`). If the test still does not end, it also waits \
+      on something no advance can change (a continuation never resumed, an actor or a lock \
+      waiting on itself); if it waits on real work outside the test (a network call, a file), \
+      wrap that in `withOutsideWork { }` so that it is not taken for a hang.
+      """
+  }
+
   /// A `run` that spent its budget (`spent` says on what) with work still pending.
   static func runaway(
     _ name: String, spent: String, count: Int, dates: [String], now: String

@@ -1,0 +1,256 @@
+import Dispatch
+package import TempoExecutor
+@_spi(TempoInternals) import TempoSupport
+
+/// What the hang watch sees of one sleep at one look.
+package struct HangObservation: Equatable, Sendable {
+  /// The sleep's time source: any change means it advanced or ran an action.
+  package var progress: UInt64
+  /// The test's executor, if the sleep has one.
+  package var activity: TestActivity?
+  /// Whether the sleep is still pending.
+  package var isPending: Bool
+
+  package init(progress: UInt64, activity: TestActivity?, isPending: Bool) {
+    self.progress = progress
+    self.activity = activity
+    self.isPending = isPending
+  }
+
+  /// Whether, as seen now, the sleep holds its test up: pending, its test still running, quiet
+  /// and not waiting on outside work.
+  var holdsTestUp: Bool {
+    guard isPending else { return false }
+    guard let activity else { return true }
+    return activity.isRunningTest && activity.isQuiet && !activity.waitsOnOutsideWork
+  }
+}
+
+/// The rules of the hang watch, a pure value with no clock, lock or thread: fed what was seen
+/// of each sleep at each look, it answers the sleeps that have held their test up for
+/// `looksToFire` looks in a row with nothing moving.
+package struct HangWatchState<Payload> {
+  private struct Entry {
+    let payload: Payload
+    /// The test the sleep belongs to: sleeps of one test are reported together.
+    let group: ObjectIdentifier
+    /// Registration order: the first sleep of a group carries its report.
+    let serial: UInt64
+    var last: HangObservation
+    var stalledLooks = 0
+  }
+
+  /// How many looks in a row a sleep must hold its test up, unchanged, to be reported.
+  package let looksToFire: Int
+  private var entries: [ObjectIdentifier: Entry] = [:]
+  private var serial: UInt64 = 0
+
+  package init(looksToFire: Int) {
+    self.looksToFire = looksToFire
+  }
+
+  package var isEmpty: Bool { entries.isEmpty }
+
+  /// Starts watching a sleep, as `first` saw it when it began.
+  package mutating func add(
+    _ key: ObjectIdentifier, _ payload: Payload, group: ObjectIdentifier, first: HangObservation
+  ) {
+    serial += 1
+    entries[key] = Entry(payload: payload, group: group, serial: serial, last: first)
+  }
+
+  /// Stops watching a sleep; answers its payload, for the caller to release after unlocking.
+  package mutating func remove(_ key: ObjectIdentifier) -> Payload? {
+    entries.removeValue(forKey: key)?.payload
+  }
+
+  /// The sleeps watched now, to observe outside the lock.
+  package var watched: [(key: ObjectIdentifier, payload: Payload)] {
+    entries.map { ($0.key, $0.value.payload) }
+  }
+
+  /// Records one look. A sleep that is no longer pending is dropped. A sleep stalls for a look
+  /// when it holds its test up and nothing changed since the previous look: not its time
+  /// source, not the test's jobs. After a gap (the watch itself was held up, say by a debugger
+  /// stopping the process) no sleep counts as stalled, since no one could act meanwhile.
+  /// Answers the sleeps that stalled for ``looksToFire`` looks, by test, each test's sleeps in
+  /// the order they began; they are no longer watched.
+  package mutating func record(
+    _ observations: [(key: ObjectIdentifier, observation: HangObservation)], afterGap: Bool
+  ) -> [[Payload]] {
+    var fired: [ObjectIdentifier: [(serial: UInt64, payload: Payload)]] = [:]
+    for (key, observation) in observations {
+      guard var entry = entries[key] else { continue }
+      guard observation.isPending else {
+        entries[key] = nil
+        continue
+      }
+      if !afterGap, observation.holdsTestUp, observation == entry.last {
+        entry.stalledLooks += 1
+      } else {
+        entry.stalledLooks = 0
+        entry.last = observation
+      }
+      if entry.stalledLooks >= looksToFire {
+        entries[key] = nil
+        fired[entry.group, default: []].append((entry.serial, entry.payload))
+      } else {
+        entries[key] = entry
+      }
+    }
+    return fired.values
+      .map { $0.sorted { $0.serial < $1.serial } }
+      .sorted { $0[0].serial < $1[0].serial }
+      .map { $0.map(\.payload) }
+  }
+}
+
+/// Reports a test blocked on time instead of letting it hang: the sleeps on test clocks that
+/// hold a test up while nothing moves.
+///
+/// A sleep is watched when it can hold its test up for good (``SleeperRole``): a sleep of the
+/// test's own task. A
+/// thread of its own looks every ``period`` of real time (a clock nothing fakes). A sleep
+/// that is still pending, in a test whose work is quiet and that waits on no outside work,
+/// while neither its clock nor the test's jobs moved, for ``looksToFire`` looks in a row
+/// (about a second), is reported: one issue per test, naming each such sleep, its due time and
+/// its clock. The sleeps are then ended with `CancellationError`, so that the test ends
+/// instead of hanging. The report is made by the task that slept, when it resumes, so that it
+/// lands in that task's test.
+@available(TempoTestExecutor 1.0, *)
+package final class HangWatch: @unchecked Sendable {
+  // Invariant: `lock` guards `state`, `isLooking` and `lastLook`. Nothing is observed, ended
+  // or released under it: payloads are copied out, observed after unlocking, and the ones that
+  // fired or were removed are let go after unlocking.
+  private let lock = Lock()
+  private var state: HangWatchState<Watched>
+  private var isLooking = false
+  private var lastLook = DispatchTime.now()
+  private let queue = DispatchQueue(label: "Tempo hang watch")
+  /// The real time between two looks.
+  let period: DispatchTimeInterval
+  /// How many looks in a row a sleep must hold its test up to be reported.
+  private let looksToFire: Int
+  private let periodNanoseconds: UInt64
+
+  /// The one watch of the process. Its decisions are per test; the thread is shared.
+  package static let shared = HangWatch(looksToFire: 4, periodMilliseconds: 250)
+
+  init(looksToFire: Int, periodMilliseconds: Int) {
+    state = HangWatchState(looksToFire: looksToFire)
+    self.looksToFire = looksToFire
+    period = .milliseconds(periodMilliseconds)
+    periodNanoseconds = UInt64(periodMilliseconds) * 1_000_000
+  }
+
+  /// A sleep the watch follows.
+  struct Watched {
+    let sleeper: Sleeper
+    let handle: TimelineHandle
+    let role: SleeperRole
+    /// Where the sleep's clock was made: the report points there for a sleep of the test's
+    /// own task.
+    let clock: SourceLocation
+
+    func observe() -> HangObservation {
+      HangObservation(
+        progress: handle.progressMark, activity: role.executor?.activity,
+        isPending: sleeper.isPending)
+    }
+  }
+
+  /// Starts watching `sleeper`, woken by `handle`, a sleep in `role` on a clock made at `clock`.
+  func watch(
+    _ sleeper: Sleeper, handle: TimelineHandle, role: SleeperRole, clock: SourceLocation
+  ) {
+    let watched = Watched(sleeper: sleeper, handle: handle, role: role, clock: clock)
+    let first = watched.observe()
+    let group = role.executor.map(ObjectIdentifier.init) ?? ObjectIdentifier(sleeper)
+    let startLooking = lock.withLock {
+      state.add(ObjectIdentifier(sleeper), watched, group: group, first: first)
+      guard !isLooking else { return false }
+      isLooking = true
+      lastLook = .now()
+      return true
+    }
+    if startLooking { scheduleLook() }
+  }
+
+  /// Stops watching `sleeper` (its sleep ended).
+  func unwatch(_ sleeper: Sleeper) {
+    let removed = lock.withLock { state.remove(ObjectIdentifier(sleeper)) }
+    withExtendedLifetime(removed) {}
+  }
+
+  private func scheduleLook() {
+    queue.asyncAfter(deadline: .now() + period) { [self] in look() }
+  }
+
+  /// One look: observes every watched sleep, records it, ends the ones that fired, and looks
+  /// again later while any sleep is watched.
+  private func look() {
+    let (watched, afterGap) = lock.withLock {
+      let now = DispatchTime.now()
+      // Later than three periods: the watch itself did not run meanwhile.
+      let gap = now.uptimeNanoseconds &- lastLook.uptimeNanoseconds > 3 * periodNanoseconds
+      lastLook = now
+      return (state.watched, gap)
+    }
+    let observations = watched.map { (key: $0.key, observation: $0.payload.observe()) }
+    let (fired, goOn) = lock.withLock {
+      let fired = state.record(observations, afterGap: afterGap)
+      isLooking = !state.isEmpty
+      return (fired, isLooking)
+    }
+    withExtendedLifetime(watched) {}
+    for test in fired { end(test) }
+    if goOn { scheduleLook() }
+  }
+
+  /// Ends the sleeps of one test that fired, the first carrying the report.
+  private func end(_ sleeps: [Watched]) {
+    var report = HangReport(
+      message: TimelineMessage.blockedOnTime(
+        sleeps: sleeps.compactMap { $0.handle.describeSleep() },
+        waited: describeSeconds(
+          Duration.nanoseconds(Int64(periodNanoseconds) * Int64(looksToFire)))),
+      location: location(of: sleeps[0]))
+    if case .scoped(let executor) = sleeps[0].role { report.reportInScope = executor.reportInScope }
+    for (index, sleep) in sleeps.enumerated() {
+      sleep.sleeper.endBlockedOnTime(index == 0 ? report : nil)
+    }
+  }
+
+  /// Where the report points: the scope's line, else the clock's (if known).
+  private func location(of sleep: Watched) -> SourceLocation? {
+    if case .scoped(let executor) = sleep.role, let scope = executor.scope { return scope }
+    return sleep.clock.isCallerUnknown || sleep.clock.factory != nil ? nil : sleep.clock
+  }
+}
+
+/// The report of a test blocked on time, made by the task whose sleep it ended.
+package struct HangReport: Error, Sendable {
+  let message: String
+  let location: SourceLocation?
+  /// How the scope reports at its test's declaration, if it does.
+  var reportInScope: (@Sendable (String) -> Void)?
+
+  /// Reports the hang where the test is.
+  package func deliver() {
+    if let reportInScope {
+      reportInScope(message)
+    } else if let location {
+      var location = location
+      location.note = ""
+      location.report(message)
+    } else {
+      reportTempoIssue(message)
+    }
+  }
+}
+
+/// Why a sleep ended without its time coming: the hang watch ended it, and its task reports
+/// the hang (if it carries the report) and throws `CancellationError`.
+package struct EndedBlockedOnTime: Error, Sendable {
+  package let report: HangReport?
+}

@@ -1,0 +1,97 @@
+@_spi(TempoInternals) import TempoSupport
+
+// What the hang watch (TempoCore's `HangWatch`) asks of a test: whose a sleep is, whether the
+// test's work is quiet, and whether the test said it waits on work outside its sight.
+
+/// Whose a sleep on a test clock is, as the hang watch sees it: a sleep that can hold up a
+/// test for good.
+@available(TempoTestExecutor 1.0, *)
+package enum SleeperRole: Sendable {
+  /// A sleep of the task that runs the body of a `withTestExecutor` scope or `.testExecutor`
+  /// test, while the body runs: the report points at the scope.
+  ///
+  /// Other tasks of the scope are not watched yet: a task whose work the executor does not see
+  /// (seen once in Tempo's own suite, under load, and not explained yet) would make a test that
+  /// is busy look quiet, and a sleep it waits for look like a hang.
+  case scoped(TestExecutor)
+  /// A sleep of the test's own task (the task a clock opened its executor for, or, before any
+  /// executor, a task the test runner started from a thread): while it sleeps the test cannot
+  /// end. The executor, if the task has one, tells whether the rest of the test is quiet.
+  case testTask(TestExecutor?)
+
+  /// The executor that tells whether the test is quiet, if any.
+  package var executor: TestExecutor? {
+    switch self {
+    case .scoped(let executor): executor
+    case .testTask(let executor): executor
+    }
+  }
+}
+
+/// What the hang watch reads of a test's executor at each look.
+package struct TestActivity: Equatable, Sendable {
+  /// Jobs accepted so far: any change means the test's work moved.
+  package var accepted: Int
+  /// Nothing of the test is queued or running, and no advance is under way (an advancing
+  /// task's own jobs run outside the executor, unseen: it may be waiting for a thread).
+  package var isQuiet: Bool
+  /// The test said work outside its sight is in flight (`withOutsideWork`).
+  package var waitsOnOutsideWork: Bool
+  /// The executor is open, and the body of its scope (if it has one) still runs.
+  package var isRunningTest: Bool
+
+  package init(accepted: Int, isQuiet: Bool, waitsOnOutsideWork: Bool, isRunningTest: Bool) {
+    self.accepted = accepted
+    self.isQuiet = isQuiet
+    self.waitsOnOutsideWork = waitsOnOutsideWork
+    self.isRunningTest = isRunningTest
+  }
+}
+
+@available(TempoTestExecutor 1.0, *)
+extension TestExecutor {
+  /// Whether the current task is an auto-advance driver, whose waits for quiet also wait for
+  /// outside work to end.
+  @TaskLocal package static var waitsForOutsideWork = false
+
+  /// The role of a sleep the current task starts now; nil if it cannot hold up a test for good
+  /// (a task the test left running, which may outlive it).
+  package static func roleOfCurrentSleeper() -> SleeperRole? {
+    guard let task = currentTaskPointer else { return nil }
+    if let scoped = current, scoped.scope != nil {
+      guard scoped.root == TaskRef(task), scoped.activity.isRunningTest else { return nil }
+      return .scoped(scoped)
+    }
+    if let executor = RuntimeHooks.executorForCurrentContext() {
+      return executor.root == TaskRef(task) ? .testTask(executor) : nil
+    }
+    return TaskLineage.currentTaskIsStartedOutsideAnyTask() ? .testTask(nil) : nil
+  }
+
+  /// What the hang watch reads at each look.
+  package var activity: TestActivity {
+    lock.withLock {
+      TestActivity(
+        accepted: state.accepted, isQuiet: state.isQuiet && !state.hasDrivers,
+        waitsOnOutsideWork: state.outsideWork > 0,
+        isRunningTest: !state.isClosed && !bodyHasEnded)
+    }
+  }
+
+  /// The body of the scope that opened the executor has returned: its sleepers no longer hold
+  /// the test up (those left are leftover work).
+  package func bodyEnded() {
+    lock.withLock { bodyHasEnded = true }
+  }
+
+  /// The test says work outside its sight is in flight.
+  package func beginOutsideWork() {
+    lock.withLock { state.beginOutsideWork() }
+  }
+
+  /// That work is over.
+  package func endOutsideWork() {
+    let released = lock.withLock { state.endOutsideWork() }
+    for waiter in released { waiter.continuation.resume(returning: waiter.quiet) }
+  }
+}

@@ -1,0 +1,99 @@
+import TempoExecutor
+import Testing
+
+@testable import TempoCore
+
+/// The rules of the hang watch, fed observations directly: a sleep is reported only after
+/// holding its quiet, running test up for four looks in a row with nothing moving.
+@Suite struct HangWatchStateTests {
+  final class Sleep {}
+  let sleep = Sleep()
+  var key: ObjectIdentifier { ObjectIdentifier(sleep) }
+  let test = ObjectIdentifier(Sleep.self)
+
+  func seen(
+    progress: UInt64 = 0, accepted: Int = 0, quiet: Bool = true, outside: Bool = false,
+    running: Bool = true, pending: Bool = true, executor: Bool = true
+  ) -> HangObservation {
+    HangObservation(
+      progress: progress,
+      activity: executor
+        ? TestActivity(
+          accepted: accepted, isQuiet: quiet, waitsOnOutsideWork: outside, isRunningTest: running)
+        : nil,
+      isPending: pending)
+  }
+
+  /// Records `observation` for `looks` looks; answers the number of the look that fired, if any.
+  func look(
+    _ state: inout HangWatchState<String>, _ observation: HangObservation, looks: Int,
+    afterGapAt gap: Int? = nil
+  ) -> Int? {
+    for number in 1...looks {
+      let fired = state.record([(key, observation)], afterGap: number == gap)
+      if !fired.isEmpty { return number }
+    }
+    return nil
+  }
+
+  @Test func aSleepThatHoldsItsTestUpFiresAtTheFourthLook() {
+    var state = HangWatchState<String>(looksToFire: 4)
+    state.add(key, "sleep", group: test, first: seen())
+    #expect(look(&state, seen(), looks: 10) == 4)
+    #expect(state.isEmpty)
+  }
+
+  @Test func anythingThatMovesStartsTheCountAgain() {
+    for moved in [seen(progress: 1), seen(accepted: 1)] {
+      var state = HangWatchState<String>(looksToFire: 4)
+      state.add(key, "sleep", group: test, first: seen())
+      #expect(look(&state, seen(), looks: 3) == nil)
+      #expect(look(&state, moved, looks: 1) == nil)  // the clock advanced, or a job ran
+      #expect(look(&state, moved, looks: 4) == 4)  // counted again from there
+    }
+  }
+
+  @Test func aTestThatIsBusyWaitsOnOutsideWorkOrHasEndedIsNeverReported() {
+    for notHeldUp in [seen(quiet: false), seen(outside: true), seen(running: false)] {
+      var state = HangWatchState<String>(looksToFire: 4)
+      state.add(key, "sleep", group: test, first: notHeldUp)
+      #expect(look(&state, notHeldUp, looks: 20) == nil)
+      #expect(!state.isEmpty)  // still watched: the test may go quiet later
+    }
+  }
+
+  @Test func aSleepWithNoExecutorCountsAsQuiet() {
+    var state = HangWatchState<String>(looksToFire: 4)
+    state.add(key, "sleep", group: test, first: seen(executor: false))
+    #expect(look(&state, seen(executor: false), looks: 10) == 4)
+  }
+
+  @Test func aSleepThatEndedIsDropped() {
+    var state = HangWatchState<String>(looksToFire: 4)
+    state.add(key, "sleep", group: test, first: seen())
+    #expect(look(&state, seen(pending: false), looks: 1) == nil)
+    #expect(state.isEmpty)
+  }
+
+  @Test func aGapInTheLooksStartsTheCountAgain() {
+    // The watch did not run for a while (a debugger stopped the process): nobody could act.
+    var state = HangWatchState<String>(looksToFire: 4)
+    state.add(key, "sleep", group: test, first: seen())
+    #expect(look(&state, seen(), looks: 10, afterGapAt: 3) == 7)
+  }
+
+  @Test func sleepsOfOneTestFireTogetherInTheOrderTheyBegan() {
+    var state = HangWatchState<String>(looksToFire: 1)
+    let other = Sleep()
+    let third = Sleep()
+    let otherTest = ObjectIdentifier(Sleep.Type.self)
+    state.add(ObjectIdentifier(other), "second", group: test, first: seen())
+    state.add(key, "third", group: test, first: seen())
+    state.add(ObjectIdentifier(third), "elsewhere", group: otherTest, first: seen())
+    let fired = state.record(
+      [(key, seen()), (ObjectIdentifier(third), seen()), (ObjectIdentifier(other), seen())],
+      afterGap: false)
+    #expect(fired == [["second", "third"], ["elsewhere"]])
+    #expect(state.remove(key) == nil)
+  }
+}

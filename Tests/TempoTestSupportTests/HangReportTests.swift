@@ -1,0 +1,173 @@
+import Foundation
+import TempoClocks
+import TempoExecutor
+import TempoTestHelpers
+import TempoTestSupport
+import Testing
+import XCTest
+
+// A test that awaits a sleep nobody advances is reported within two seconds of real time and
+// let go, instead of hanging: with or without a scope, under Swift Testing and XCTest. These
+// tests wait for the hang watch, about a second of real time each, since that is what they
+// check.
+
+/// How long a reported hang may take, in real time: two seconds, or more under a sanitizer,
+/// which slows every thread.
+private var hangReportLimit: Duration {
+  let environment = ProcessInfo.processInfo.environment
+  let sanitized = environment["TSAN_OPTIONS"] != nil || environment["ASAN_OPTIONS"] != nil
+  return .seconds(sanitized ? 10 : 2)
+}
+
+/// Runs `body`, which must end after the hang watch ends its sleep; answers the issues it
+/// reported and checks that it ended within ``hangReportLimit``.
+private func hangReports(
+  sourceLocation: Testing.SourceLocation = #_sourceLocation,
+  _ body: () async -> Void
+) async -> [String] {
+  let started = ContinuousClock.now
+  let issues = await countingIssues { await body() }
+  #expect(ContinuousClock.now - started < hangReportLimit, sourceLocation: sourceLocation)
+  return issues
+}
+
+@Suite struct HangReportTests {
+  @Test func aSleepOfTheTestsOwnTaskIsReportedAndEnded() async {
+    let clock = TestClock()
+    var thrown: (any Error)?
+    let issues = await hangReports {
+      do {
+        try await clock.sleep(for: .seconds(5))
+      } catch {
+        thrown = error
+      }
+    }
+    #expect(thrown is CancellationError)
+    #expect(issues.count == 1)
+    let report = issues.first ?? ""
+    #expect(report.contains("The test is blocked on time"))
+    #expect(report.contains("- due at 5.0 seconds on TestClock (its time is 0.0 seconds)"))
+    #expect(report.contains("clock.automaticallyAdvances = true"))
+    #expect(clock.now.offset == .zero)  // ended, not advanced
+  }
+
+  @Test(.testExecutor) func aSleepOfTheTestIsReportedAtTheTestInsideATestExecutorTest()
+    async throws
+  {
+    let clock = TestClock()
+    let declaration = try #require(Test.current).sourceLocation
+    let reported = Log<Testing.Issue>()
+    let started = ContinuousClock.now
+    // The trait reports through Swift Testing itself, at the test's declaration.
+    await withKnownIssue {
+      let model = Task { try await clock.sleep(for: .seconds(3)) }
+      await clock.advance(by: .seconds(3))  // the model's sleep returns
+      _ = await model.result
+      await #expect(throws: CancellationError.self) {
+        try await clock.sleep(for: .seconds(4))  // nobody advances this one
+      }
+    } matching: { issue in
+      reported.append(issue)
+      return true
+    }
+    #expect(ContinuousClock.now - started < hangReportLimit)
+    let issues = reported.values
+    #expect(issues.count == 1)
+    #expect(String(describing: issues.first).contains("- due at 7.0 seconds on TestClock"))
+    #expect(issues.first?.sourceLocation == declaration)
+  }
+
+  @Test func aTaskTheTestLeftRunningIsNotWatchedWithoutAScope() async {
+    // Without a scope the test's end cannot be seen: a task it started may outlive it, so only
+    // the test's own task is watched.
+    let clock = TestClock()
+    let role = await Task { TestExecutor.roleOfCurrentSleeper() }.value
+    #expect(role == nil)
+    if case .testTask(let executor)? = TestExecutor.roleOfCurrentSleeper() {
+      #expect(executor != nil)
+    } else {
+      Issue.record("the test's own task is watched")
+    }
+    _ = clock
+  }
+
+  @Test func aScopesBodyIsWatchedWhileItRunsAndNoOtherTaskOfItYet() async {
+    var executor: TestExecutor?
+    await withTestExecutor {
+      let clock = TestClock()
+      executor = TestExecutor.current
+      let bodyRole = TestExecutor.roleOfCurrentSleeper()
+      guard case .scoped? = bodyRole else {
+        Issue.record("the scope's body is watched")
+        return
+      }
+      let role = await Task { TestExecutor.roleOfCurrentSleeper() }.value
+      #expect(role == nil)
+      _ = clock
+    }
+    #expect(executor?.activity.isRunningTest == false)
+  }
+
+  @Test func outsideWorkIsSeenByTheWatchWhileItRuns() async {
+    await withTestExecutor {
+      let executor = TestExecutor.current
+      #expect(executor?.activity.waitsOnOutsideWork == false)
+      await withOutsideWork {
+        #expect(executor?.activity.waitsOnOutsideWork == true)
+      }
+      #expect(executor?.activity.waitsOnOutsideWork == false)
+    }
+  }
+}
+
+/// The same under XCTest: a property clock (made outside any task) whose sleep holds up the
+/// test method's own task, without a scope and in one.
+final class HangReportXCTests: XCTestCase {
+  private let clock = TestClock()
+  private let failures = Log<String>()
+
+  // Failures are kept, not recorded: these tests expect them.
+  override func recordFailure(
+    withDescription description: String, inFile filePath: String, atLine lineNumber: Int,
+    expected: Bool
+  ) {
+    failures.append(description)
+  }
+
+  func testASleepOfTheTestMethodIsReportedAndEnded() async {
+    let started = ContinuousClock.now
+    var thrown: (any Error)?
+    do {
+      try await clock.sleep(for: .seconds(5))
+    } catch {
+      thrown = error
+    }
+    let elapsed = ContinuousClock.now - started
+    let failures = failures.values
+    XCTAssertTrue(thrown is CancellationError)
+    XCTAssertEqual(failures.count, 1)
+    XCTAssertTrue(failures.first?.contains("The test is blocked on time") == true)
+    XCTAssertTrue(failures.first?.contains("- due at 5.0 seconds on TestClock") == true)
+    XCTAssertLessThan(elapsed, hangReportLimit)
+  }
+
+  func testASleepInAScopeIsReportedAndEnded() async {
+    let started = ContinuousClock.now
+    await withTestExecutor {
+      await XCTAssertThrowsErrorAsync { try await self.clock.sleep(for: .seconds(2)) }
+    }
+    let elapsed = ContinuousClock.now - started
+    let failures = failures.values
+    XCTAssertEqual(failures.count, 1)
+    XCTAssertTrue(failures.first?.contains("- due at 2.0 seconds on TestClock") == true)
+    XCTAssertLessThan(elapsed, hangReportLimit)
+  }
+}
+
+/// Expects `body` to throw.
+private func XCTAssertThrowsErrorAsync(_ body: () async throws -> Void) async {
+  do {
+    try await body()
+    XCTFail("expected an error")
+  } catch {}
+}
