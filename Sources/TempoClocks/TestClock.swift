@@ -319,17 +319,19 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
     set { timeline.setAutomaticallyAdvances(newValue, isolation: nil) }
   }
 
-  /// How many tasks are sleeping on this clock. - Complexity: O(1)
+  /// How many tasks are sleeping on this clock.
   ///
   /// On a shared timeline, only this clock's sleepers count; ``TestTimeline/pendingWorkCount``
   /// counts every source's.
+  ///
+  /// - Complexity: O(1)
   public var pendingWorkCount: Int { timeline.pendingCount }
 
   /// The instant the next sleeper wakes at, or `nil` if none is sleeping.
   public var nextDueTime: Instant? { timeline.nextDate }
 
   /// The sleepers of this clock, one line each (the first 20) under a head line with their
-  /// count and the clock's time, for a failure message. - Complexity: O(n log n)
+  /// count and the clock's time, for a failure message.
   ///
   /// ```swift
   /// #expect(clock.pendingWorkCount == 0, "\(clock.pendingWorkDescription)")
@@ -344,6 +346,8 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   ///
   /// On a shared timeline it lists this clock's sleepers, at times since the timeline began;
   /// ``TestTimeline/pendingWorkDescription`` lists every source's.
+  ///
+  /// - Complexity: O(n log n)
   public var pendingWorkDescription: String { timeline.pendingWorkDescription }
 
   /// Reports an issue if any task is sleeping on this clock, naming when each wakes.
