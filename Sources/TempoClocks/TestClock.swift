@@ -255,10 +255,11 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
       at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
-  /// Runs every sleeper until none is left. The `timeout` is not used: Tempo's `run` has its
-  /// own bounds (see ``run(isolation:limit:fileID:filePath:line:column:)``), which start counting real
-  /// time only once the sleepers pending at the start have run, so a slow machine cannot cut
-  /// short work that ends.
+  /// Runs every sleeper until none is left: swift-clocks' spelling of `run`, kept so that code
+  /// written for it compiles. The `timeout` is not used: Tempo's `run` has its own bounds (see
+  /// ``run(isolation:limit:fileID:filePath:line:column:)``), which start counting real time only
+  /// once the sleepers pending at the start have run, so a slow machine cannot cut short work
+  /// that ends.
   @available(*, deprecated, message: "run has its own bounds; use run() or run(limit:)")
   public func run(
     timeout _: Swift.Duration,
