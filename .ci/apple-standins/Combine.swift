@@ -6,8 +6,8 @@
 // of Combine, and of Foundation's and Dispatch's `Scheduler` conformances (DispatchQueue, RunLoop,
 // OperationQueue), which Apple's SDK declares in those modules' overlays. Linux's Foundation and
 // Dispatch cannot be extended from outside, so those conformances are declared here, at the end;
-// Tempo sees all three modules through one file (TempoSchedulers/Internal/Platform.swift), so the
-// difference does not show.
+// Tempo sees all three modules through one file (TempoSchedulers/Internal/CombinePlatform.swift),
+// so the difference does not show.
 //
 // Concurrency annotations: only what Swift infers for Combine's `@frozen` value types
 // (`Subscribers.Demand`, and `Subscribers.Completion` when its failure is Sendable), written out

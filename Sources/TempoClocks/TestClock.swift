@@ -262,10 +262,11 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
       at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
-  /// Runs every sleeper until none is left. The `timeout` is not used: Tempo's `run` has its
-  /// own bounds (see ``run(isolation:limit:fileID:filePath:line:column:)``), which start counting real
-  /// time only once the sleepers pending at the start have run, so a slow machine cannot cut
-  /// short work that ends.
+  /// Runs every sleeper until none is left: swift-clocks' spelling of `run`, kept so that code
+  /// written for it compiles. The `timeout` is not used: Tempo's `run` has its own bounds (see
+  /// ``run(isolation:limit:fileID:filePath:line:column:)``), which start counting real time only
+  /// once the sleepers pending at the start have run, so a slow machine cannot cut short work
+  /// that ends.
   @available(*, deprecated, message: "run has its own bounds; use run() or run(limit:)")
   public func run(
     timeout _: Swift.Duration,
@@ -326,17 +327,19 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
     set { timeline.setAutomaticallyAdvances(newValue, isolation: nil) }
   }
 
-  /// How many tasks are sleeping on this clock. - Complexity: O(1)
+  /// How many tasks are sleeping on this clock.
   ///
   /// On a shared timeline, only this clock's sleepers count; ``TestTimeline/pendingWorkCount``
   /// counts every source's.
+  ///
+  /// - Complexity: O(1)
   public var pendingWorkCount: Int { timeline.pendingCount }
 
   /// The instant the next sleeper wakes at, or `nil` if none is sleeping.
   public var nextDueTime: Instant? { timeline.nextDate }
 
   /// The sleepers of this clock, one line each (the first 20) under a head line with their
-  /// count and the clock's time, for a failure message. - Complexity: O(n log n)
+  /// count and the clock's time, for a failure message.
   ///
   /// ```swift
   /// #expect(clock.pendingWorkCount == 0, "\(clock.pendingWorkDescription)")
@@ -351,6 +354,8 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   ///
   /// On a shared timeline it lists this clock's sleepers, at times since the timeline began;
   /// ``TestTimeline/pendingWorkDescription`` lists every source's.
+  ///
+  /// - Complexity: O(n log n)
   public var pendingWorkDescription: String { timeline.pendingWorkDescription }
 
   /// Reports an issue if any task is sleeping on this clock, naming when each wakes.

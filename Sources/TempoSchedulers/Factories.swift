@@ -81,22 +81,22 @@ extension DispatchQueue {
     UnimplementedScheduler(prefix, now: _tempoEpoch, location: nil)
   }
 
-  /// An unimplemented scheduler; the older name of ``unimplemented``.
+  /// An unimplemented scheduler; combine-schedulers' older name of ``unimplemented``.
   @available(*, deprecated, renamed: "unimplemented")
   public static var failing: UnimplementedSchedulerOf<DispatchQueue> { unimplemented }
 
-  /// An unimplemented scheduler whose issues start with `prefix`; the older name of
-  /// `unimplemented(_:)`.
+  /// An unimplemented scheduler whose issues start with `prefix`; combine-schedulers'
+  /// older name of `unimplemented(_:)`.
   @available(*, deprecated, renamed: "unimplemented(_:)")
   public static func failing(_ prefix: String) -> UnimplementedSchedulerOf<DispatchQueue> {
     unimplemented(prefix)
   }
 
-  /// A test scheduler; the older name of ``test``.
+  /// A test scheduler; combine-schedulers' older name of ``test``.
   @available(*, deprecated, renamed: "test")
   public static var testScheduler: TestSchedulerOf<DispatchQueue> { test }
 
-  /// An immediate scheduler; the older name of ``immediate``.
+  /// An immediate scheduler; combine-schedulers' older name of ``immediate``.
   @available(*, deprecated, renamed: "immediate")
   public static var immediateScheduler: ImmediateSchedulerOf<DispatchQueue> { immediate }
 }
@@ -173,22 +173,22 @@ extension RunLoop {
     UnimplementedScheduler(prefix, now: _tempoEpoch, location: nil)
   }
 
-  /// An unimplemented scheduler; the older name of ``unimplemented``.
+  /// An unimplemented scheduler; combine-schedulers' older name of ``unimplemented``.
   @available(*, deprecated, renamed: "unimplemented")
   public static var failing: UnimplementedSchedulerOf<RunLoop> { unimplemented }
 
-  /// An unimplemented scheduler whose issues start with `prefix`; the older name of
-  /// `unimplemented(_:)`.
+  /// An unimplemented scheduler whose issues start with `prefix`; combine-schedulers'
+  /// older name of `unimplemented(_:)`.
   @available(*, deprecated, renamed: "unimplemented(_:)")
   public static func failing(_ prefix: String) -> UnimplementedSchedulerOf<RunLoop> {
     unimplemented(prefix)
   }
 
-  /// A test scheduler; the older name of ``test``.
+  /// A test scheduler; combine-schedulers' older name of ``test``.
   @available(*, deprecated, renamed: "test")
   public static var testScheduler: TestSchedulerOf<RunLoop> { test }
 
-  /// An immediate scheduler; the older name of ``immediate``.
+  /// An immediate scheduler; combine-schedulers' older name of ``immediate``.
   @available(*, deprecated, renamed: "immediate")
   public static var immediateScheduler: ImmediateSchedulerOf<RunLoop> { immediate }
 }
@@ -265,22 +265,22 @@ extension OperationQueue {
     UnimplementedScheduler(prefix, now: _tempoEpoch, location: nil)
   }
 
-  /// An unimplemented scheduler; the older name of ``unimplemented``.
+  /// An unimplemented scheduler; combine-schedulers' older name of ``unimplemented``.
   @available(*, deprecated, renamed: "unimplemented")
   public static var failing: UnimplementedSchedulerOf<OperationQueue> { unimplemented }
 
-  /// An unimplemented scheduler whose issues start with `prefix`; the older name of
-  /// `unimplemented(_:)`.
+  /// An unimplemented scheduler whose issues start with `prefix`; combine-schedulers'
+  /// older name of `unimplemented(_:)`.
   @available(*, deprecated, renamed: "unimplemented(_:)")
   public static func failing(_ prefix: String) -> UnimplementedSchedulerOf<OperationQueue> {
     unimplemented(prefix)
   }
 
-  /// A test scheduler; the older name of ``test``.
+  /// A test scheduler; combine-schedulers' older name of ``test``.
   @available(*, deprecated, renamed: "test")
   public static var testScheduler: TestSchedulerOf<OperationQueue> { test }
 
-  /// An immediate scheduler; the older name of ``immediate``.
+  /// An immediate scheduler; combine-schedulers' older name of ``immediate``.
   @available(*, deprecated, renamed: "immediate")
   public static var immediateScheduler: ImmediateSchedulerOf<OperationQueue> { immediate }
 }
@@ -356,23 +356,4 @@ extension UIScheduler {
   public static func unimplemented(_ prefix: String) -> UnimplementedSchedulerOf<UIScheduler> {
     UnimplementedScheduler(prefix, now: _tempoEpoch, location: nil)
   }
-
-  /// An unimplemented scheduler; the older name of ``unimplemented``.
-  @available(*, deprecated, renamed: "unimplemented")
-  public static var failing: UnimplementedSchedulerOf<UIScheduler> { unimplemented }
-
-  /// An unimplemented scheduler whose issues start with `prefix`; the older name of
-  /// `unimplemented(_:)`.
-  @available(*, deprecated, renamed: "unimplemented(_:)")
-  public static func failing(_ prefix: String) -> UnimplementedSchedulerOf<UIScheduler> {
-    unimplemented(prefix)
-  }
-
-  /// A test scheduler; the older name of ``test``.
-  @available(*, deprecated, renamed: "test")
-  public static var testScheduler: TestSchedulerOf<UIScheduler> { test }
-
-  /// An immediate scheduler; the older name of ``immediate``.
-  @available(*, deprecated, renamed: "immediate")
-  public static var immediateScheduler: ImmediateSchedulerOf<UIScheduler> { immediate }
 }

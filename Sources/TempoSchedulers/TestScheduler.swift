@@ -317,14 +317,16 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
   // MARK: - Inspecting
 
   /// How many actions are scheduled and not yet run (cancelled ones excluded).
-  /// A repeating action counts once. - Complexity: O(1)
+  /// A repeating action counts once.
+  ///
+  /// - Complexity: O(1)
   public var pendingWorkCount: Int { timeline.pendingCount }
 
   /// The date of the next action that will run, or `nil` if nothing is pending.
   public var nextDueTime: SchedulerTimeType? { timeline.nextDate }
 
   /// The scheduled actions, one line each (the first 20) under a head line with their count
-  /// and the scheduler's time, for a failure message. - Complexity: O(n log n)
+  /// and the scheduler's time, for a failure message.
   ///
   /// ```swift
   /// XCTAssertEqual(scheduler.pendingWorkCount, 0, scheduler.pendingWorkDescription)
@@ -338,6 +340,8 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
   ///
   /// On a shared timeline it lists this scheduler's actions, at times since the timeline
   /// began; `TestTimeline.pendingWorkDescription` lists every source's.
+  ///
+  /// - Complexity: O(n log n)
   public var pendingWorkDescription: String { timeline.pendingWorkDescription }
 
   /// Reports an issue if any work is still scheduled, naming how much and when it is due.

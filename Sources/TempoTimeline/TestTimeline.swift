@@ -115,14 +115,16 @@ public final class TestTimeline: Sendable {
     set { shared.setAutomaticallyAdvances(newValue) }
   }
 
-  /// How many actions and sleepers are waiting, on all sources. - Complexity: O(m)
+  /// How many actions and sleepers are waiting, on all sources.
+  ///
+  /// - Complexity: O(m)
   public var pendingWorkCount: Int { shared.pendingCount }
 
   /// When the next action or sleeper of any source is due, as time since the timeline began.
   public var nextDueTime: Duration? { shared.nextDate }
 
   /// The pending work of every source, one line per item (the first 20) in the order it will
-  /// run, each naming its source, for a failure message. - Complexity: O(n log n)
+  /// run, each naming its source, for a failure message.
   ///
   /// ```swift
   /// #expect(time.pendingWorkCount == 0, "\(time.pendingWorkDescription)")
@@ -133,6 +135,8 @@ public final class TestTimeline: Sendable {
   /// - due at 1.3 seconds on TestScheduler created at FeatureTests.swift:9
   /// - due at 5.0 seconds on TestClock created at FeatureTests.swift:10
   /// ```
+  ///
+  /// - Complexity: O(n log n)
   public var pendingWorkDescription: String { shared.pendingWorkDescription }
 
   /// Reports an issue if any source has work pending, naming how much and when it is due.

@@ -135,7 +135,7 @@ func clockMadeOutsideATask() async -> TestClock<Duration> {
 }
 
 /// The executor a clock opens by itself when no `withTestExecutor` scope is open.
-@Suite struct ImplicitExecutorTests {
+@Suite struct ImplicitScopeTests {
   /// The task that awaits the test's task, as the test runner does, stays outside the test's
   /// executor when the test's task ends and wakes it. Taken in, it would make the runner, and
   /// every test it starts next, part of this test, and their clocks would lose their executor

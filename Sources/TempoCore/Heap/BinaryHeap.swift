@@ -10,17 +10,23 @@ package struct BinaryHeap<Element: Comparable> {
   package var count: Int { storage.count }
   package var isEmpty: Bool { storage.isEmpty }
 
-  /// The smallest element. - Complexity: O(1)
+  /// The smallest element.
+  ///
+  /// - Complexity: O(1)
   package var min: Element? { storage.first }
 
-  /// Adds an element. - Complexity: O(log n)
+  /// Adds an element.
+  ///
+  /// - Complexity: O(log n)
   @inline(__always)
   package mutating func insert(_ element: Element) {
     storage.append(element)
     siftUp(from: storage.count - 1)
   }
 
-  /// Removes and returns the smallest element. - Complexity: O(log n)
+  /// Removes and returns the smallest element.
+  ///
+  /// - Complexity: O(log n)
   @discardableResult
   package mutating func popMin() -> Element? {
     guard !storage.isEmpty else { return nil }
@@ -28,6 +34,7 @@ package struct BinaryHeap<Element: Comparable> {
   }
 
   /// Removes and returns the smallest element; the heap must not be empty.
+  ///
   /// - Complexity: O(log n)
   package mutating func removeMin() -> Element {
     precondition(!storage.isEmpty, "removeMin() on an empty heap")
@@ -41,6 +48,7 @@ package struct BinaryHeap<Element: Comparable> {
   }
 
   /// Removes the elements for which `shouldBeRemoved` is true and restores the heap order.
+  ///
   /// - Complexity: O(n)
   package mutating func removeAll(where shouldBeRemoved: (Element) -> Bool) {
     storage.removeAll(where: shouldBeRemoved)

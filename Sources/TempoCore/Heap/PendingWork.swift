@@ -40,10 +40,14 @@ class PendingWork<Time: Comparable> {
   /// Calls `body` with every pending job, in no particular order, without collecting them.
   func forEachJob(_ body: (TimelineJob) -> Void) { fatalError("abstract") }
 
-  /// Adds `job` at `date`. - Complexity: O(log n)
+  /// Adds `job` at `date`.
+  ///
+  /// - Complexity: O(log n)
   func insert(_ job: TimelineJob, at date: Time, sequence: UInt64) { fatalError("abstract") }
 
-  /// The date and sequence number of the first entry, if any. - Complexity: O(1)
+  /// The date and sequence number of the first entry, if any.
+  ///
+  /// - Complexity: O(1)
   func first() -> (date: Time, sequence: UInt64)? { fatalError("abstract") }
 
   /// The bound of a drive through `target`, for ``removeFirst(dueBy:date:)`` (``DueBound/everything``
@@ -51,6 +55,7 @@ class PendingWork<Time: Comparable> {
   func bound(through target: Time) -> DueBound { fatalError("abstract") }
 
   /// Removes the first entry if it is due by `bound`, writing its date to `date`.
+  ///
   /// - Complexity: O(log n)
   func removeFirst(
     dueBy bound: DueBound, date: inout Time
@@ -58,10 +63,13 @@ class PendingWork<Time: Comparable> {
     fatalError("abstract")
   }
 
-  /// Removes the entries whose job is cancelled. - Complexity: O(n)
+  /// Removes the entries whose job is cancelled.
+  ///
+  /// - Complexity: O(n)
   func removeCancelled() { fatalError("abstract") }
 
   /// Removes cancelled entries from the front until the first is live; answers how many.
+  ///
   /// - Complexity: O(k log n) for k removed
   func removeCancelledFirst() -> Int { fatalError("abstract") }
 

@@ -151,7 +151,9 @@ package protocol TimelineDriving: AnyObject {
   func pendingDescription(first: Int) -> (dates: [String], count: Int, now: String)
   /// When the next pending action is due, if any.
   var nextTarget: Target? { get }
-  /// When the last pending action is due, if any. - Complexity: O(n log n)
+  /// When the last pending action is due, if any.
+  ///
+  /// - Complexity: O(n log n)
   var lastTarget: Target? { get }
 }
 

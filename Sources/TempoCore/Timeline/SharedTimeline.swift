@@ -248,7 +248,9 @@ extension SharedTimeline: LeftoverWorkSource {
   }
 
   /// The first `first` pending items of every member in the order they run, how many are
-  /// pending in all, and `now`, as the time since the shared start. - Complexity: O(n log n)
+  /// pending in all, and `now`, as the time since the shared start.
+  ///
+  /// - Complexity: O(n log n)
   package func pendingItems(first: Int) -> (items: [PendingItem], count: Int, now: String) {
     let members = liveMembers
     let entries = members.flatMap { $0.pendingShared(first: first) }
@@ -259,7 +261,9 @@ extension SharedTimeline: LeftoverWorkSource {
   }
 
   /// The pending work of every member, one line per item (the first 20), each naming its
-  /// source. - Complexity: O(n log n)
+  /// source.
+  ///
+  /// - Complexity: O(n log n)
   package var pendingWorkDescription: String {
     let (items, count, now) = pendingItems(first: 20)
     return describePending(of: sourceName, items: items, count: count, now: now)

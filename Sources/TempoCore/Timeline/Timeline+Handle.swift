@@ -64,6 +64,7 @@ extension Timeline {
 
     /// Cancels the action: it will not run again, and its closure is released at once.
     /// Cancelling twice, after the action ran, or after the timeline is gone does nothing.
+    ///
     /// - Complexity: amortized O(1)
     override package func cancel() {
       timeline?.cancel(self)

@@ -5,6 +5,7 @@
 
 extension Timeline {
   /// Schedules `action` to run once at `date` (or at `now`, if `date` is in the past).
+  ///
   /// - Complexity: O(log n)
   package func schedule(after date: Time, at location: SourceLocation, _ action: @escaping Action) {
     let (problem, released, auto) = lock.withLock {
@@ -19,6 +20,7 @@ extension Timeline {
 
   /// Schedules `action` to run at `date` and then, if `interval` is given, every `interval`
   /// after that, until the returned handle is cancelled.
+  ///
   /// - Complexity: O(log n)
   package func schedule(
     after date: Time,
@@ -32,7 +34,9 @@ extension Timeline {
 
   /// Schedules `action` to run at `date` and then every `interval` after that, until the
   /// returned handle is cancelled; an interval that is not positive is reported, and the
-  /// action runs once. - Complexity: O(log n)
+  /// action runs once.
+  ///
+  /// - Complexity: O(log n)
   package func schedule(
     after date: Time,
     every interval: Interval,

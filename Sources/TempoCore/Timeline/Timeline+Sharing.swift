@@ -5,7 +5,9 @@ import TempoExecutor
 
 extension Timeline {
   /// The dates of the first `first` pending actions in the order they will run, how many are
-  /// pending in all, and `now`. - Complexity: O(n + k log n); for diagnostics.
+  /// pending in all, and `now`; for diagnostics.
+  ///
+  /// - Complexity: O(n + k log n)
   package func pendingSummary(first: Int) -> (dates: [Time], count: Int, now: Time) {
     lock.withLock { (state.entries(first: first).map(\.date), state.pendingCount, state.now) }
   }
@@ -21,7 +23,9 @@ extension Timeline {
   }
 
   /// The first `first` pending items in the order they run, how many are pending in all, and
-  /// `now`, each time written as the front writes it. - Complexity: O(n + k log n)
+  /// `now`, each time written as the front writes it.
+  ///
+  /// - Complexity: O(n + k log n)
   package func pendingItems(first: Int) -> (items: [PendingItem], count: Int, now: String) {
     let (entries, count, now) = lock.withLock {
       (state.entries(first: first), state.pendingCount, state.now)
@@ -35,7 +39,9 @@ extension Timeline {
 
   /// The pending work, one line per item (the first 20) under a head line naming this
   /// timeline, its count and `now`; a member of a shared timeline lists its own work, dated
-  /// in the shared time. - Complexity: O(n + k log n)
+  /// in the shared time.
+  ///
+  /// - Complexity: O(n + k log n)
   package var pendingWorkDescription: String {
     let (items, count, now) = pendingItems(first: 20)
     return describePending(of: sourceName, items: items, count: count, now: now)

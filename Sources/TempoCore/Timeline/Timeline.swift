@@ -159,16 +159,21 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// Whether this timeline shares its time with others (its advances drive them all).
   package var isShared: Bool { sharing != nil }
 
-  /// How many actions are waiting to run (cancelled ones excluded). - Complexity: O(1)
+  /// How many actions are waiting to run (cancelled ones excluded).
+  ///
+  /// - Complexity: O(1)
   package var pendingCount: Int { lock.withLock { state.pendingCount } }
 
-  /// The date of the next action that will run, if any. - Complexity: amortized O(1)
+  /// The date of the next action that will run, if any.
+  ///
+  /// - Complexity: amortized O(1)
   package var nextDate: Time? { lock.withLock { state.next()?.date } }
 
   // MARK: - Taking work
 
   /// Takes the next action due at or before `target` (any pending action if `target` is nil),
   /// sets `now` to its date and re-arms it if it repeats. The caller runs the action.
+  ///
   /// - Complexity: O(log n)
   package func takeNext(through target: Time?, at location: SourceLocation) -> Action? {
     guard let target else { return takeNext(dueBy: .everything, at: location) }

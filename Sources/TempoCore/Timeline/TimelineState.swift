@@ -64,7 +64,9 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   @inline(__always)
   var now: Time { pending.now }
 
-  /// How many entries are waiting to run (cancelled ones excluded). - Complexity: O(1)
+  /// How many entries are waiting to run (cancelled ones excluded).
+  ///
+  /// - Complexity: O(1)
   @inline(__always)
   var pendingCount: Int { pending.count - cancelled }
 
@@ -79,7 +81,9 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
 
   /// Puts `job` in the heap at `date`, or at `now` if `date` is past or invalid, and answers the
   /// date it is due at. A date that compares as both before and after `now` cannot be ordered,
-  /// so the job is left out. - Complexity: O(log n)
+  /// so the job is left out.
+  ///
+  /// - Complexity: O(log n)
   @inline(__always)
   mutating func insert(
     _ job: TimelineJob, after date: Time, sequence: UInt64
@@ -105,7 +109,9 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   }
 
   /// Cancels `handle`: answers its action, for the caller to release after unlocking, or nil if
-  /// it had none (cancelled already, or it ran and does not repeat). - Complexity: amortized O(1)
+  /// it had none (cancelled already, or it ran and does not repeat).
+  ///
+  /// - Complexity: amortized O(1)
   @inline(__always)
   mutating func cancel(_ handle: TimelineHandle) -> Action? {
     guard let action = handle.action else { return nil }
@@ -132,7 +138,9 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   // MARK: - Advancing
 
   /// Takes the next action due by `bound`, sets `now` to its date and re-arms it if it repeats.
-  /// The caller runs the action. - Complexity: O(log n)
+  /// The caller runs the action.
+  ///
+  /// - Complexity: O(log n)
   @inline(__always)
   mutating func takeNext(dueBy bound: DueBound) -> Taken? {
     var date = now
@@ -199,7 +207,9 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   // MARK: - Looking ahead
 
   /// The date and sequence number of the next live entry, dropping cancelled ones from the
-  /// front. - Complexity: amortized O(1)
+  /// front.
+  ///
+  /// - Complexity: amortized O(1)
   @inline(__always)
   mutating func next() -> (date: Time, sequence: UInt64)? {
     cancelled -= pending.removeCancelledFirst()
@@ -207,7 +217,9 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   }
 
   /// The dates, sequence numbers and jobs of the first `first` live entries in the order they
-  /// run. - Complexity: O(n + k log n) for n pending; for diagnostics.
+  /// run; for diagnostics.
+  ///
+  /// - Complexity: O(n + k log n) for n pending
   func entries(first: Int) -> [(date: Time, sequence: UInt64, job: TimelineJob)] {
     var entries: [(Time, UInt64, TimelineJob)] = []
     guard first > 0 else { return entries }
@@ -218,8 +230,10 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
     return entries
   }
 
-  /// The date of the last live entry to run, if any. - Complexity: O(n log n); for the verbs
-  /// that run what is pending now and no more.
+  /// The date of the last live entry to run, if any; for the verbs that run what is pending
+  /// now and no more.
+  ///
+  /// - Complexity: O(n log n)
   func lastDate() -> Time? {
     var last: Time?
     forEachLiveEntry { date, _, _ in

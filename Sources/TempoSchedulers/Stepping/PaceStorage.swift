@@ -31,7 +31,7 @@ final class PaceStorage<Output, Failure: Error, Context: Scheduler>: Subscriptio
 
   func request(_ more: Subscribers.Demand) {
     lock.withLock { machine.request(more) }
-    pump()
+    drain()
   }
 
   func cancel() {
@@ -48,16 +48,16 @@ final class PaceStorage<Output, Failure: Error, Context: Scheduler>: Subscriptio
     case .completion(let completion):
       lock.withLock { machine.receive(completion: completion) }
     }
-    pump()
+    drain()
   }
 
   private func intervalDidElapse() {
     lock.withLock { machine.intervalElapsed() }
-    pump()
+    drain()
   }
 
   /// Does whatever the machine allows, one call-out at a time, until nothing is left to do.
-  private func pump() {
+  private func drain() {
     while true {
       switch lock.withLock({ machine.next() }) {
       case .deliver(let value, let downstream):

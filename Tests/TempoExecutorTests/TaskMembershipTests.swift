@@ -4,7 +4,7 @@ import Testing
 
 /// Which test a task belongs to is remembered by the task's address and ID: a task that reuses
 /// the memory of an ended task of another test is not taken for it.
-@Suite struct TaskRegistryTests {
+@Suite struct TaskMembershipTests {
   /// A job header as the runtime lays it out: two words of object header, two the scheduler
   /// owns, then the 32 bits of flags (kind 0, a task) and the 32 low bits of the task's ID.
   final class FakeTask {

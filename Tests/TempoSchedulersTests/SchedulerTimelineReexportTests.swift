@@ -3,7 +3,7 @@ import Testing
 
 /// `import TempoSchedulers` alone gives `TestTimeline`: the front re-exports TempoTimeline. (This
 /// file imports nothing else on purpose.)
-@Suite struct TimelineReexportTests {
+@Suite struct SchedulerTimelineReexportTests {
   @Test func aFileThatImportsOnlyTempoSchedulersMakesAndDrivesATestTimeline() {
     let time = TestTimeline()
     let queue = DispatchQueue.test(timeline: time)
