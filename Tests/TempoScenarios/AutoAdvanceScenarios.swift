@@ -8,9 +8,10 @@
 // still here: a sleeper of the test's own, due between the code's, looks at that time instead.
 // Where work that is still running could let time jump too early, a sleeper due far later
 // (`farSleeper`) is pending, so that such a jump moves time past everything and shows in the
-// times checked. Not here: work that never ends (a timer nobody stops), which auto-advance stops
-// after half a second of real time, a bound that a run under load reaches at a different item
-// each time.
+// times checked; the others leave nothing pending between their sleeps now and then, so that
+// auto-advance stops and starts again. Not here: work that never ends (a timer nobody stops),
+// which auto-advance stops after half a second of real time, a bound that a run under load
+// reaches at a different item each time.
 
 extension AsyncScenario {
   /// Runs an auto-advance scenario on `clock`, whose time must move by itself: these scenarios
@@ -128,6 +129,7 @@ extension AsyncScenario {
     },
     AsyncScenario(name: "actor-counter") { clock in
       let check = Expectations()
+      let far = farSleeper(clock)
       let ticks = Box<[Duration]>([])
       let task = Task {
         for _ in 0..<3 {
@@ -139,6 +141,8 @@ extension AsyncScenario {
       let times = await ticks.value
       check.expect(times == [.seconds(1), .seconds(2), .seconds(3)], "ticks at \(times)")
       check.expect(clock, at: .seconds(3), "the counting ended")
+      far.cancel()
+      await far.value
       return check.failures
     },
     AsyncScenario(name: "actor-ping-pong") { clock in
@@ -418,8 +422,10 @@ extension AsyncScenario {
       return check.failures
     },
     AsyncScenario(name: "retry-calling-actor") { clock in
-      // Between two sleeps nothing is pending, only a call into the actor: time must wait.
+      // Between two sleeps the test calls into the actor: time must wait for it, though the
+      // far sleeper is pending.
       let check = Expectations()
+      let far = farSleeper(clock)
       let service = FlakyService(failures: 3)
       var value: String?
       var tries: [Duration] = []
@@ -435,6 +441,8 @@ extension AsyncScenario {
       check.expect(value == "ok" && calls == 4, "\(String(describing: value)) after \(calls) calls")
       check.expect(tries == [0, 100, 300, 700].map { .milliseconds($0) }, "tried at \(tries)")
       check.expect(clock, at: .milliseconds(700), "the retries ended")
+      far.cancel()
+      await far.value
       return check.failures
     },
     AsyncScenario(name: "group-cancellation") { clock in
