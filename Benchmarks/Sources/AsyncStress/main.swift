@@ -20,7 +20,9 @@
 // TestClock has no auto-advance; its ImmediateClock, whose sleeps return at once with its time
 // set to their deadline, stands in for it. It combines with every other flag.
 //
-// Prints a Markdown table of failures per scenario and the mean real time of one run.
+// Prints a Markdown table of failures per scenario and the mean real time of one run. A run
+// still going after a minute is a hang: it is named, with the pending work of the Tempo clocks
+// of the runs in flight, and the process ends with status 2.
 
 import AsyncScenarios
 import Clocks
@@ -93,6 +95,10 @@ final class Watchdog: @unchecked Sendable {
         let (label, started) = lock.withLock { (self.label, self.started) }
         if Date().timeIntervalSince(started) > 60 {
           emit("HANG: \(label) has not finished after 60 s")
+          // What the clocks of the runs in flight wait for, from a thread of its own: a clock
+          // whose lock is held forever must not keep the process from ending.
+          Thread.detachNewThread { emit(ClocksInFlight.shared.description) }
+          Thread.sleep(forTimeInterval: 2)
           exit(2)
         }
       }
@@ -100,6 +106,37 @@ final class Watchdog: @unchecked Sendable {
   }
 
   func begin(_ label: String) { lock.withLock { (self.label, self.started) = (label, Date()) } }
+}
+
+/// The Tempo clocks of the runs in flight, for the watchdog to describe.
+final class ClocksInFlight: @unchecked Sendable {
+  static let shared = ClocksInFlight()
+  // Invariant: `lock` guards `clocks` and `nextKey`.
+  private let lock = NSLock()
+  private var clocks: [Int: TempoClocks.TestClock<Duration>] = [:]
+  private var nextKey = 0
+
+  /// Holds `clock` while `body` runs.
+  @MainActor
+  func holding<T>(
+    _ clock: TempoClocks.TestClock<Duration>, _ body: @MainActor () async -> T
+  ) async -> T {
+    let key = lock.withLock {
+      nextKey += 1
+      clocks[nextKey] = clock
+      return nextKey
+    }
+    let result = await body()
+    _ = lock.withLock { clocks.removeValue(forKey: key) }
+    return result
+  }
+
+  var description: String {
+    let clocks = lock.withLock { Array(self.clocks.values) }
+    return clocks.map {
+      "automaticallyAdvances \($0.automaticallyAdvances); \($0.pendingWorkDescription)"
+    }.joined(separator: "\n")
+  }
 }
 
 struct Tally {
@@ -144,8 +181,10 @@ func makeClock(autoAdvance: Bool) -> TempoClocks.TestClock<Duration> {
 func play(
   _ scenario: AsyncScenario, on clock: TempoClocks.TestClock<Duration>, autoAdvance: Bool
 ) async -> [String] {
-  guard autoAdvance else { return await scenario.run(on: clock) { await $0.advance(by: $1) } }
-  return await scenario.runAdvancingByItself(on: clock)
+  await ClocksInFlight.shared.holding(clock) {
+    guard autoAdvance else { return await scenario.run(on: clock) { await $0.advance(by: $1) } }
+    return await scenario.runAdvancingByItself(on: clock)
+  }
 }
 
 /// A Tempo test clock made on a thread that runs no task (auto-advancing from there, as an
