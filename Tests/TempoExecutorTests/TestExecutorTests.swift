@@ -121,13 +121,16 @@ func runOnTestClock(
   }
 }
 
-/// A test clock made on a thread that runs no task. (It is handed over under a lock, an order
-/// ThreadSanitizer sees; it does not see the one a continuation makes.)
-func clockMadeOutsideATask() async -> TestClock<Duration> {
+/// A test clock made on a thread that runs no task, and set to advance by itself there if
+/// `automaticallyAdvances`, as an XCTest property initializer would. (It is handed over under a
+/// lock, an order ThreadSanitizer sees; it does not see the one a continuation makes.)
+func clockMadeOutsideATask(automaticallyAdvances: Bool = false) async -> TestClock<Duration> {
   let made = Log<TestClock<Duration>>()
   await withCheckedContinuation { continuation in
     Thread {
-      made.append(TestClock())
+      let clock = TestClock()
+      clock.automaticallyAdvances = automaticallyAdvances
+      made.append(clock)
       continuation.resume()
     }.start()
   }

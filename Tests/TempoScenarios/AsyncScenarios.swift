@@ -152,7 +152,8 @@ final class WelcomeModel {
 final class SearchModel {
   var results: [String] = []
   var searches = 0
-  private var pending: Task<Void, Never>?
+  /// The search waiting out the pause (read by the auto-advance form, which awaits it).
+  private(set) var pending: Task<Void, Never>?
   let clock: ScenarioClock
 
   init(clock: ScenarioClock) { self.clock = clock }
@@ -169,7 +170,8 @@ final class SearchModel {
 
 actor Ticker {
   var ticks = 0
-  private var loop: Task<Void, Never>?
+  /// The ticking (read by the auto-advance form, which awaits it).
+  private(set) var loop: Task<Void, Never>?
 
   func start(_ clock: ScenarioClock, stopAfter limit: Int) {
     loop = Task {

@@ -4,14 +4,25 @@
 //
 //   swift run -c release AsyncStress [--repetitions 10000] [--peer-repetitions N] [--load]
 //     [--only NAME] [--tempo-only] [--no-wrapper] [--clock-outside-task] [--parallel N]
+//     [--auto-advance]
 //
 // --no-wrapper runs Tempo without `withTestExecutor`: the clock, created in the run's task,
 // opens its executor itself. --clock-outside-task makes Tempo's clock on a plain thread outside
 // any task, as XCTest makes a test case's properties, and runs each run in a task of its own
-// that advances it, as XCTest runs a test method (with --no-wrapper: no withTestExecutor). --parallel N runs N copies of each run at once, as a test runner
-// runs tests in parallel (each copy counts as a run).
+// that advances it, as XCTest runs a test method (with --no-wrapper: no withTestExecutor).
+// --parallel N runs N copies of each run at once, as a test runner runs tests in parallel (each
+// copy counts as a run).
 //
-// Prints a Markdown table of failures per scenario and the mean real time of one run.
+// --auto-advance runs the auto-advance form of the scenarios instead
+// (Tests/TempoScenarios/AutoAdvanceScenarios.swift): Tempo's clock has `automaticallyAdvances`
+// on (set where the clock is made, so on the plain thread with --clock-outside-task), and each
+// scenario awaits the code under test directly and checks the virtual times it saw. swift-clocks'
+// TestClock has no auto-advance; its ImmediateClock, whose sleeps return at once with its time
+// set to their deadline, stands in for it. It combines with every other flag.
+//
+// Prints a Markdown table of failures per scenario and the mean real time of one run. A run
+// still going after a minute is a hang: it is named, with the pending work of the Tempo clocks
+// of the runs in flight, and the process ends with status 2.
 
 import AsyncScenarios
 import Clocks
@@ -28,6 +39,7 @@ struct Options {
   var noWrapper = false
   var clockOutsideTask = false
   var parallel = 1
+  var autoAdvance = false
 
   init(_ arguments: [String]) {
     var arguments = arguments[...]
@@ -41,6 +53,7 @@ struct Options {
       case "--no-wrapper": noWrapper = true
       case "--clock-outside-task": clockOutsideTask = true
       case "--parallel": parallel = max(1, Int(arguments.popFirst() ?? "") ?? 1)
+      case "--auto-advance": autoAdvance = true
       default: fatalError("unknown argument \(argument)")
       }
     }
@@ -82,6 +95,10 @@ final class Watchdog: @unchecked Sendable {
         let (label, started) = lock.withLock { (self.label, self.started) }
         if Date().timeIntervalSince(started) > 60 {
           emit("HANG: \(label) has not finished after 60 s")
+          // What the clocks of the runs in flight wait for, from a thread of its own: a clock
+          // whose lock is held forever must not keep the process from ending.
+          Thread.detachNewThread { emit(ClocksInFlight.shared.description) }
+          Thread.sleep(forTimeInterval: 2)
           exit(2)
         }
       }
@@ -91,6 +108,37 @@ final class Watchdog: @unchecked Sendable {
   func begin(_ label: String) { lock.withLock { (self.label, self.started) = (label, Date()) } }
 }
 
+/// The Tempo clocks of the runs in flight, for the watchdog to describe.
+final class ClocksInFlight: @unchecked Sendable {
+  static let shared = ClocksInFlight()
+  // Invariant: `lock` guards `clocks` and `nextKey`.
+  private let lock = NSLock()
+  private var clocks: [Int: TempoClocks.TestClock<Duration>] = [:]
+  private var nextKey = 0
+
+  /// Holds `clock` while `body` runs.
+  @MainActor
+  func holding<T>(
+    _ clock: TempoClocks.TestClock<Duration>, _ body: @MainActor () async -> T
+  ) async -> T {
+    let key = lock.withLock {
+      nextKey += 1
+      clocks[nextKey] = clock
+      return nextKey
+    }
+    let result = await body()
+    _ = lock.withLock { clocks.removeValue(forKey: key) }
+    return result
+  }
+
+  var description: String {
+    let clocks = lock.withLock { Array(self.clocks.values) }
+    return clocks.map {
+      "automaticallyAdvances \($0.automaticallyAdvances); \($0.pendingWorkDescription)"
+    }.joined(separator: "\n")
+  }
+}
+
 struct Tally {
   var failures = 0
   var firstFailure: String?
@@ -98,33 +146,50 @@ struct Tally {
 }
 
 @MainActor
-func runTempo(_ scenario: AsyncScenario) async -> [String] {
-  await withTestExecutor { await runTempoWithoutWrapper(scenario) }
+func runTempo(_ scenario: AsyncScenario, autoAdvance: Bool) async -> [String] {
+  await withTestExecutor { await runTempoWithoutWrapper(scenario, autoAdvance: autoAdvance) }
 }
 
 /// The clock is created in the run's task and opens a test executor for it.
 @MainActor
-func runTempoWithoutWrapper(_ scenario: AsyncScenario) async -> [String] {
-  await scenario.run(on: TempoClocks.TestClock()) { await $0.advance(by: $1) }
+func runTempoWithoutWrapper(_ scenario: AsyncScenario, autoAdvance: Bool) async -> [String] {
+  await play(scenario, on: makeClock(autoAdvance: autoAdvance), autoAdvance: autoAdvance)
 }
 
 /// The clock is made on a plain thread, outside any task, and a task of the run's own advances
 /// it, as in an XCTest whose test case holds the clock in a property.
 @MainActor
 func runTempoWithClockOutsideTask(
-  _ scenario: AsyncScenario, wrapped: Bool
+  _ scenario: AsyncScenario, wrapped: Bool, autoAdvance: Bool
 ) async -> [String] {
-  let clock = await clockMadeOutsideATask()
+  let clock = await clockMadeOutsideATask(autoAdvance: autoAdvance)
   return await Task { @MainActor in
-    guard wrapped else { return await scenario.run(on: clock) { await $0.advance(by: $1) } }
-    return await withTestExecutor {
-      await scenario.run(on: clock) { await $0.advance(by: $1) }
-    }
+    guard wrapped else { return await play(scenario, on: clock, autoAdvance: autoAdvance) }
+    return await withTestExecutor { await play(scenario, on: clock, autoAdvance: autoAdvance) }
   }.value
 }
 
-/// A Tempo test clock made on a thread that runs no task.
-func clockMadeOutsideATask() async -> TempoClocks.TestClock<Duration> {
+/// A Tempo test clock, its time moving by itself if `autoAdvance`.
+func makeClock(autoAdvance: Bool) -> TempoClocks.TestClock<Duration> {
+  let clock = TempoClocks.TestClock()
+  clock.automaticallyAdvances = autoAdvance
+  return clock
+}
+
+/// Runs a scenario on `clock`: an auto-advance scenario on its own, another by its advances.
+@MainActor
+func play(
+  _ scenario: AsyncScenario, on clock: TempoClocks.TestClock<Duration>, autoAdvance: Bool
+) async -> [String] {
+  await ClocksInFlight.shared.holding(clock) {
+    guard autoAdvance else { return await scenario.run(on: clock) { await $0.advance(by: $1) } }
+    return await scenario.runAdvancingByItself(on: clock)
+  }
+}
+
+/// A Tempo test clock made on a thread that runs no task (auto-advancing from there, as an
+/// XCTest property initializer would set it, if `autoAdvance`).
+func clockMadeOutsideATask(autoAdvance: Bool) async -> TempoClocks.TestClock<Duration> {
   final class Box: @unchecked Sendable {
     // Invariant: written on the thread before the continuation resumes, read after.
     var clock: TempoClocks.TestClock<Duration>?
@@ -132,7 +197,7 @@ func clockMadeOutsideATask() async -> TempoClocks.TestClock<Duration> {
   let box = Box()
   await withCheckedContinuation { continuation in
     Thread {
-      box.clock = TempoClocks.TestClock()
+      box.clock = makeClock(autoAdvance: autoAdvance)
       continuation.resume()
     }.start()
   }
@@ -157,6 +222,12 @@ func inParallel(
 @MainActor
 func runSwiftClocks(_ scenario: AsyncScenario) async -> [String] {
   await scenario.run(on: Clocks.TestClock()) { await $0.advance(by: $1) }
+}
+
+/// An auto-advance scenario on swift-clocks' nearest: an ImmediateClock.
+@MainActor
+func runImmediateClock(_ scenario: AsyncScenario) async -> [String] {
+  await scenario.runAdvancingByItself(on: Clocks.ImmediateClock())
 }
 
 @MainActor
@@ -197,12 +268,15 @@ func main() async {
   let options = Options(Array(CommandLine.arguments.dropFirst()))
   let load = options.load ? Load(threads: ProcessInfo.processInfo.activeProcessorCount) : nil
   let watchdog = Watchdog()
-  let scenarios = AsyncScenario.all.filter { options.only == nil || $0.name == options.only }
+  let scenarios = (options.autoAdvance ? AsyncScenario.autoAdvancing : AsyncScenario.all)
+    .filter { options.only == nil || $0.name == options.only }
+  let peerName = options.autoAdvance ? "swift-clocks' ImmediateClock" : "swift-clocks"
   let peerRepetitions = options.peerRepetitions ?? options.repetitions
   emit(
     """
     \(options.repetitions) runs per scenario on Tempo\
-    \(options.tempoOnly ? "" : ", \(peerRepetitions) on swift-clocks")\
+    \(options.tempoOnly ? "" : ", \(peerRepetitions) on \(peerName)")\
+    \(options.autoAdvance ? ", auto-advance scenarios" : "")\
     \(options.load ? ", \(ProcessInfo.processInfo.activeProcessorCount) busy threads" : "")\
     \(options.noWrapper ? ", Tempo without withTestExecutor" : "")\
     \(options.clockOutsideTask ? ", Tempo's clock made outside any task" : "")\
@@ -213,19 +287,21 @@ func main() async {
     """)
   var notes: [String] = []
   let tempoBody: @MainActor @Sendable (AsyncScenario) async -> [String] =
-    switch (options.clockOutsideTask, options.noWrapper) {
-    case (true, let noWrapper): { await runTempoWithClockOutsideTask($0, wrapped: !noWrapper) }
-    case (false, true): runTempoWithoutWrapper
-    case (false, false): runTempo
+    switch (options.clockOutsideTask, options.noWrapper, options.autoAdvance) {
+    case (true, let noWrapper, let auto):
+      { await runTempoWithClockOutsideTask($0, wrapped: !noWrapper, autoAdvance: auto) }
+    case (false, true, let auto): { await runTempoWithoutWrapper($0, autoAdvance: auto) }
+    case (false, false, let auto): { await runTempo($0, autoAdvance: auto) }
     }
   let tempoRun = inParallel(options.parallel, tempoBody)
-  let peerRun = inParallel(options.parallel, runSwiftClocks)
+  let peerRun = inParallel(
+    options.parallel, options.autoAdvance ? runImmediateClock : runSwiftClocks)
   for scenario in scenarios {
     let tempo = await measure(scenario, options.repetitions, watchdog, "Tempo", tempoRun)
     let peer =
       options.tempoOnly
       ? nil
-      : await measure(scenario, peerRepetitions, watchdog, "swift-clocks", peerRun)
+      : await measure(scenario, peerRepetitions, watchdog, peerName, peerRun)
     let (tempoFailures, tempoTime) = format(tempo, options.repetitions)
     let (peerFailures, peerTime) = format(peer, peerRepetitions)
     let mark = scenario.limitation == nil ? "" : " ¹"
@@ -234,7 +310,7 @@ func main() async {
     )
     if let failure = tempo.firstFailure { notes.append("Tempo, \(scenario.name): \(failure)") }
     if let failure = peer?.firstFailure {
-      notes.append("swift-clocks, \(scenario.name): \(failure)")
+      notes.append("\(peerName), \(scenario.name): \(failure)")
     }
   }
   let limitations = scenarios.compactMap(\.limitation)

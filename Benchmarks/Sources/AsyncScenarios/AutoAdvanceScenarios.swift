@@ -1,0 +1,1 @@
+../../../Tests/TempoScenarios/AutoAdvanceScenarios.swift
