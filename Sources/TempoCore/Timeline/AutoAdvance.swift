@@ -18,10 +18,13 @@ import TempoExecutor
 /// let value = try await fetchWithRetry(clock: clock)   // every backoff skipped, in order
 /// ```
 package final class AutoAdvance: @unchecked Sendable {
-  // Invariant: `lock` guards `isOn` and `isDriving`; nothing is called while it is held.
+  // Invariant: `lock` guards `isOn`, `isDriving` and `arrivedWhileDriving`; nothing is called
+  // while it is held.
   private let lock = Lock()
   private var isOn = false
   private var isDriving = false
+  /// Work arrived while a driver ran, which it may not have seen when it read the pending count.
+  private var arrivedWhileDriving = false
   /// The actor the driver runs actions on: the main actor for schedulers, whose actions stand
   /// for the main queue's; nil for clocks, whose actions only resume sleepers.
   let isolation: (any Actor)?
@@ -43,9 +46,15 @@ package final class AutoAdvance: @unchecked Sendable {
   }
 
   /// Work became pending: answers whether the caller should start a driver (on, and none runs).
+  /// While one runs, it is told instead (``driverMayStop(pending:afterRunaway:)``): it may have
+  /// read the pending count just before this work arrived.
   package func workArrived() -> Bool {
     lock.withLock {
-      guard isOn, !isDriving else { return false }
+      guard isOn else { return false }
+      guard !isDriving else {
+        arrivedWhileDriving = true
+        return false
+      }
       isDriving = true
       return true
     }
@@ -57,7 +66,10 @@ package final class AutoAdvance: @unchecked Sendable {
   func driverMayStop(pending: Bool, afterRunaway: Bool) -> Bool {
     lock.withLock {
       if afterRunaway { isOn = false }
-      if isOn, pending { return false }
+      // `pending` was read before this lock: work that arrived since is known by the flag.
+      let goOn = isOn && (pending || arrivedWhileDriving)
+      arrivedWhileDriving = false
+      if goOn { return false }
       isDriving = false
       return true
     }
