@@ -11,12 +11,14 @@ import XCTest
 // tests wait for the hang watch, about a second of real time each, since that is what they
 // check.
 
-/// How long a reported hang may take, in real time: two seconds, or more under a sanitizer,
-/// which slows every thread.
+/// How long a reported hang may take, in real time. The watch reports after a second, and alone
+/// such a test ends within 1.3 s; beside the whole suite on two busy cores (or under a sanitizer)
+/// the watch and the test's threads wait for a core, so the bound here only proves that the test
+/// ends instead of hanging.
 private var hangReportLimit: Duration {
   let environment = ProcessInfo.processInfo.environment
   let sanitized = environment["TSAN_OPTIONS"] != nil || environment["ASAN_OPTIONS"] != nil
-  return .seconds(sanitized ? 10 : 2)
+  return .seconds(sanitized ? 20 : 8)
 }
 
 /// Runs `body`, which must end after the hang watch ends its sleep; answers the issues it
