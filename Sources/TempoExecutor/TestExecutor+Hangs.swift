@@ -91,7 +91,6 @@ extension TestExecutor {
 
   /// That work is over.
   package func endOutsideWork() {
-    let released = lock.withLock { state.endOutsideWork() }
-    for waiter in released { waiter.continuation.resume(returning: waiter.quiet) }
+    resume(lock.withLock { state.endOutsideWork() })
   }
 }

@@ -253,7 +253,7 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   }
 
   /// Resumes the waiters an event released, after unlocking.
-  private func resume(_ released: [ExecutorQueue<UnownedJob>.Release]) {
+  func resume(_ released: [ExecutorQueue<UnownedJob>.Release]) {
     for waiter in released { waiter.continuation.resume(returning: waiter.quiet) }
   }
 
@@ -320,5 +320,12 @@ extension TestExecutor {
   /// The open executor the current task belongs to, if any (for tests and diagnostics).
   package static var ofCurrentTask: TestExecutor? {
     RuntimeHooks.executorForCurrentContext()
+  }
+
+  /// The executor of the current test: the open `withTestExecutor` scope's, else the one a
+  /// test clock opened for the current task.
+  package static var ofCurrentTest: TestExecutor? {
+    if let scoped = current, scoped.isOpen { return scoped }
+    return ofCurrentTask
   }
 }

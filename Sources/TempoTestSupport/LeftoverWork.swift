@@ -109,8 +109,7 @@ public func expectNoLeftoverWork(
   column: UInt = #column
 ) async {
   let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-  let scoped = TestExecutor.current.flatMap { $0.isOpen ? $0 : nil }
-  guard let executor = scoped ?? TestExecutor.ofCurrentTask else { return }
+  guard let executor = TestExecutor.ofCurrentTest else { return }
   if let report = await executor.leftoverWork(tasksAreRunning: { false }, at: location) {
     location.report(report)
   }

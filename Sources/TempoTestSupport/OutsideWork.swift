@@ -33,8 +33,7 @@ public func withOutsideWork<Result>(
   isolation: isolated (any Actor)? = #isolation,
   _ operation: () async throws -> Result
 ) async rethrows -> Result {
-  let scoped = TestExecutor.current.flatMap { $0.isOpen ? $0 : nil }
-  let executor = scoped ?? TestExecutor.ofCurrentTask
+  let executor = TestExecutor.ofCurrentTest
   executor?.beginOutsideWork()
   defer { executor?.endOutsideWork() }
   return try await operation()

@@ -112,8 +112,6 @@ private struct AutoDriver<Timeline: TimelineDriving & Sendable>: Sendable {
       await TestExecutor.$waitsForOutsideWork.withValue(true) {
         await TestExecutor.$current.withValue(executor) { await loop() }
       }
-    } else if #available(TempoTestExecutor 1.0, *) {
-      await TestExecutor.$waitsForOutsideWork.withValue(true) { await loop() }
     } else {
       await loop()
     }
