@@ -3,8 +3,9 @@
 /// resume waiters), which it does after unlocking.
 ///
 /// Quiet means: no job of the test is queued or running here, none of its main-actor jobs is
-/// queued or running on the main queue, and none of the jobs its adopted tasks sent out before
-/// the executor opened (see ``TaskLineage``) is still on its way.
+/// queued or running on the main queue, none of the jobs its adopted tasks sent out before
+/// the executor opened (see ``TaskLineage``) is still on its way, and the job the opening task
+/// was running when a clock opened the executor for it has ended (see ``opener``).
 ///
 /// Who runs the queue: whenever a job is queued, either a driver is draining it (a clock or
 /// scheduler that is advancing runs the jobs its actions release on its own thread) or a pump
@@ -52,6 +53,14 @@ struct ExecutorQueue<Job> {
   /// Work outside the test's sight that the test said is in flight (`withOutsideWork`): time
   /// does not move by itself, and no hang is reported, while it is.
   private(set) var outsideWork = 0
+  /// The task a clock opened the executor for, while the job it was running then may still
+  /// run: that job came to no executor, yet it is the test's work, and may start more (the
+  /// second child of two `async let`s, after the first has slept). It is known to have ended
+  /// when the task suspends (``openerSuspended()``, read from the task's status), when a job
+  /// of the task arrives here, or when the task begins to wait for quiet itself.
+  private(set) var opener: UnsafeRawPointer?
+  /// Whether someone looks at the opener's status until it suspends.
+  private var isOpenerWatched = false
   /// Tasks waiting for quiet: their own jobs never run here while they wait. (Usually one.)
   private var drivers: [UnsafeRawPointer] = []
 
@@ -64,7 +73,7 @@ struct ExecutorQueue<Job> {
   private var leases = 0
 
   var isQuiet: Bool {
-    head == jobs.count && !isRunningJob && mainJobs == 0 && outsideJobs == 0
+    head == jobs.count && !isRunningJob && mainJobs == 0 && outsideJobs == 0 && opener == nil
   }
 
   // MARK: Jobs arriving
@@ -75,6 +84,7 @@ struct ExecutorQueue<Job> {
     _ job: Job, task: UnsafeRawPointer
   ) -> (accepted: Bool, wake: Wake) {
     guard !isClosed, !drivers.contains(task) else { return (false, .none) }
+    if task == opener { opener = nil }
     jobs.append(job)
     accepted += 1
     return (true, wakeIfNeeded())
@@ -89,6 +99,7 @@ struct ExecutorQueue<Job> {
   /// A main-actor job of this test was sent to the main queue (see ``MainExecutor``).
   mutating func mainJobQueued(task: UnsafeRawPointer) -> Bool {
     guard !isClosed, !drivers.contains(task) else { return false }
+    if task == opener { opener = nil }
     mainJobs += 1
     accepted += 1
     return true
@@ -198,8 +209,12 @@ struct ExecutorQueue<Job> {
     return wakeIfNeeded()
   }
 
-  mutating func beginDriving(_ task: UnsafeRawPointer) {
+  /// `task` begins to wait for quiet; returns the waiters that releases (the opener waiting
+  /// for its own work: its job is no longer the test's work).
+  mutating func beginDriving(_ task: UnsafeRawPointer) -> [Release] {
     if !drivers.contains(task) { drivers.append(task) }
+    guard task == opener else { return [] }
+    return openerSuspended()
   }
 
   mutating func endDriving(_ task: UnsafeRawPointer) {
@@ -223,6 +238,29 @@ struct ExecutorQueue<Job> {
     if let answer { return answer }
     waiters.append(waiter)
     return nil
+  }
+
+  // MARK: The opener's job
+
+  /// The executor was opened for `task`, a task running a job that came to no executor.
+  mutating func openerIsRunning(_ task: UnsafeRawPointer) {
+    opener = task
+  }
+
+  /// The opener's job has ended; returns the waiters that releases.
+  mutating func openerSuspended() -> [Release] {
+    guard opener != nil else { return [] }
+    opener = nil
+    isOpenerWatched = false
+    return releasedWaiters()
+  }
+
+  /// The opener to watch until it suspends, if someone waits for quiet and nobody watches it
+  /// yet.
+  mutating func openerToWatch() -> UnsafeRawPointer? {
+    guard let opener, !isOpenerWatched, !waiters.isEmpty else { return nil }
+    isOpenerWatched = true
+    return opener
   }
 
   // MARK: Outside work

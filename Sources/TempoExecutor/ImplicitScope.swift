@@ -24,6 +24,8 @@ package final class ImplicitScope: @unchecked Sendable {
   private var executor: AnyObject?
   /// Whether the scope was made outside any task, and watches for the tasks of its test.
   private let isWatching: Bool
+  /// How many tasks the lineage had seen when the scope began to watch (``TaskLineage``).
+  private let watchedSince: Int
   /// The timeline that owns the scope, whose pending work the executor lists when the test
   /// ends (see ``register(_:)``).
   private weak var source: (any LeftoverWorkSource)?
@@ -37,12 +39,14 @@ package final class ImplicitScope: @unchecked Sendable {
       let outsideAnyTask = TestExecutor.currentTaskPointer == nil
       isWatching = outsideAnyTask
       if outsideAnyTask {
-        TaskLineage.watch()
+        watchedSince = TaskLineage.watch()
       } else {
+        watchedSince = 0
         executor = Self.executorForCurrentTask()
       }
     } else {
       isWatching = false
+      watchedSince = 0
     }
   }
 
@@ -66,11 +70,18 @@ package final class ImplicitScope: @unchecked Sendable {
     held?.leftovers.add(source)
   }
 
-  /// The executor an async advance of the owner waits on: the open `withTestExecutor` scope's,
-  /// else this scope's (for a scope made outside any task, the one of the advancing task, which
-  /// adopts the tasks it started). Nil where the runtime has no hooks.
+  /// The executor an async advance of the owner, or its auto-advance driver, waits on: the
+  /// open `withTestExecutor` scope's, else this scope's. For a scope made outside any task, the
+  /// one of the test's task (the current task, or the one it descends from that the test
+  /// runner started: ``TaskLineage/testTask(of:)``), which adopts the tasks that task started.
+  /// Nil where the runtime has no hooks.
+  ///
+  /// - Parameter forAutoAdvance: Whether a driver of auto-advance will wait, not the current
+  ///   task: the test's task's own jobs in flight are then the test's work too.
   @available(TempoTestExecutor 1.0, *)
-  package func executorForDriving(at location: SourceLocation) -> TestExecutor? {
+  package func executorForDriving(
+    at location: SourceLocation, forAutoAdvance: Bool = false
+  ) -> TestExecutor? {
     if let scoped = TestExecutor.current, scoped.isOpen { return scoped }
     let (executor, replaced, source) = lock.withLock {
       () -> (TestExecutor?, TestExecutor?, (any LeftoverWorkSource)?) in
@@ -78,10 +89,20 @@ package final class ImplicitScope: @unchecked Sendable {
       if let held, held.isOpen, !isWatching || RuntimeHooks.executorThatMetCurrentTask() === held {
         return (held, nil, nil)
       }
-      guard let current = TestExecutor.currentTaskPointer,
-        let opened = Self.executorForCurrentTask()
-      else { return (nil, nil, nil) }
-      if isWatching { TaskLineage.adopt(descendantsOf: TaskRef(current), by: opened) }
+      guard let current = TestExecutor.currentTaskPointer.map(TaskRef.init) else {
+        return (nil, nil, nil)
+      }
+      let test = isWatching ? TaskLineage.testTask(of: current, clockMade: watchedSince) : current
+      if let held, held.isOpen, held.root == test {
+        // The test's executor already: the current task is one it has not adopted yet.
+        TaskLineage.adopt(descendantsOf: test, by: held)
+        return (held, nil, nil)
+      }
+      guard let opened = Self.executor(forTestTask: test) else { return (nil, nil, nil) }
+      if isWatching {
+        TaskLineage.adopt(
+          descendantsOf: test, by: opened, countingRoot: forAutoAdvance || test != current)
+      }
       self.executor = opened
       return (opened, held, self.source)
     }
@@ -97,12 +118,20 @@ package final class ImplicitScope: @unchecked Sendable {
   /// nil outside a task or inside a `withTestExecutor` scope.
   @available(TempoTestExecutor 1.0, *)
   private static func executorForCurrentTask() -> TestExecutor? {
-    guard TestExecutor.isSupported, TestExecutor.currentTaskPointer != nil else { return nil }
+    guard let current = TestExecutor.currentTaskPointer else { return nil }
+    return executor(forTestTask: TaskRef(current))
+  }
+
+  /// The executor of `test`, the current task or one it descends from, opened if it has none,
+  /// with a lease for this scope; nil inside a `withTestExecutor` scope.
+  @available(TempoTestExecutor 1.0, *)
+  private static func executor(forTestTask test: TaskRef) -> TestExecutor? {
+    guard TestExecutor.isSupported else { return nil }
     if let scoped = TestExecutor.current, scoped.isOpen { return nil }
-    if let known = RuntimeHooks.executorThatMetCurrentTask(), known.retainLease() {
+    if let known = RuntimeHooks.executorThatMet(test), known.retainLease() {
       return known
     }
-    let opened = TestExecutor()
+    let opened = TestExecutor(forClockOf: test)
     _ = opened.retainLease()
     return opened
   }

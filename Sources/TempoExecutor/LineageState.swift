@@ -54,6 +54,8 @@ package struct LineageState<Owner: AnyObject> {
     /// Whether the task was first seen by a job of its own enqueued from no task: started
     /// by a thread, not by another task.
     package var isStartedOutsideAnyTask = false
+    /// How many entries were made before this one (see ``made``).
+    package var madeAt = 0
   }
 
   /// A job on its way, as ``leaves(task:current:)`` counted it.
@@ -76,6 +78,10 @@ package struct LineageState<Owner: AnyObject> {
   /// belongs to an ended task, and is replaced when that address is seen again.
   package private(set) var entries: [UnsafeRawPointer: Entry] = [:]
 
+  /// How many entries have been made: a clock made outside any task notes it, and tells the
+  /// tasks seen before it from those seen since (``testTask(of:seenBefore:)``).
+  package private(set) var made = 0
+
   package init() {}
 
   /// A job leaves for outside any test executor: `task` if the job is a task's, else the task
@@ -92,7 +98,8 @@ package struct LineageState<Owner: AnyObject> {
       let adopter = ancestors.last.flatMap(adopter(of:))
       entries[owner.address] = Entry(
         id: owner.id, ancestors: ancestors, adoptedBy: adopter,
-        isStartedOutsideAnyTask: task != nil && current == nil)
+        isStartedOutsideAnyTask: task != nil && current == nil, madeAt: made)
+      made += 1
       isNew = adopter != nil
     }
     let job = OutsideJob(task: owner, isTasks: task != nil, isNewlyAdopted: isNew)
@@ -111,6 +118,22 @@ package struct LineageState<Owner: AnyObject> {
   package func isStartedOutsideAnyTask(_ task: TaskRef) -> Bool {
     guard let entry = entries[task.address], entry.id == task.id else { return false }
     return entry.isStartedOutsideAnyTask
+  }
+
+  /// The task of the test that `task` belongs to, for a clock made outside any task when
+  /// `clockMade` entries had been made, as far as the lineage tells; nil if it does not:
+  /// - `task` or its newest ancestor that no task started (``isStartedOutsideAnyTask(_:)``):
+  ///   the task a test runner started from a thread, as XCTest starts an async test method;
+  /// - else its newest ancestor seen before the clock was made: the task that made the clock
+  ///   and then started the work (a test whose runner started it from a task).
+  package func testTask(of task: TaskRef, clockMade: Int) -> TaskRef? {
+    guard let entry = entries[task.address], entry.id == task.id else { return nil }
+    if entry.isStartedOutsideAnyTask { return task }
+    if let started = entry.ancestors.last(where: isStartedOutsideAnyTask) { return started }
+    return entry.ancestors.last { ancestor in
+      guard let seen = entries[ancestor.address], seen.id == ancestor.id else { return false }
+      return seen.madeAt < clockMade
+    }
   }
 
   /// The adopter of the job's task counts `job`, which just left, as its test's work.
@@ -137,10 +160,10 @@ package struct LineageState<Owner: AnyObject> {
   /// `owner`, opened for `root`, adopts every task `root` started, directly or through its
   /// descendants, that no executor has adopted yet. Returns them, and how many jobs are in
   /// flight that the owner counts until each ``finished(_:)``: every job of the tasks it adopts,
-  /// and those of `root` that are no task's (its own jobs are not the test's work: it is the
-  /// task that waits for that work).
+  /// and those of `root` that are no task's. `root`'s own jobs count only if `countingRoot`:
+  /// not when `root` advances, since it is the task that waits for the work then.
   package mutating func adopt(
-    descendantsOf root: TaskRef, by owner: Owner
+    descendantsOf root: TaskRef, by owner: Owner, countingRoot: Bool = false
   ) -> (tasks: [TaskRef], inFlight: Int) {
     var tasks: [TaskRef] = []
     var inFlight = 0
@@ -155,6 +178,10 @@ package struct LineageState<Owner: AnyObject> {
       entries[root.address]!.adoptedBy = owner
       entries[root.address]!.others.counted = entry.others.inFlight
       inFlight += entry.others.inFlight
+      if countingRoot {
+        entries[root.address]!.jobs.counted = entry.jobs.inFlight
+        inFlight += entry.jobs.inFlight
+      }
     }
     return (tasks, inFlight)
   }

@@ -322,6 +322,14 @@ enum RuntimeHooks {
     lock.withLock { member(of: task) }
   }
 
+  /// The open executor that has met `task`, which may have ended (its ID is not read).
+  static func executorThatMet(_ task: TaskRef) -> TestExecutor? {
+    lock.withLock {
+      guard let member = state.members[task.address], member.taskID == task.id else { return nil }
+      return member.executor
+    }
+  }
+
   /// The executor that has met `task`, a live task, unless the entry at its address is an
   /// ended task's. Call under `lock`.
   private static func member(of task: UnsafeRawPointer) -> TestExecutor? {

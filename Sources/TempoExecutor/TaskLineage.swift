@@ -19,14 +19,16 @@ enum TaskLineage {
     LineageState<TestExecutor>()
   @exclusivity(unchecked) nonisolated(unsafe) private static var watchers = 0
 
-  /// A clock, scheduler or timeline made outside any task starts watching for its test.
-  static func watch() {
+  /// A clock, scheduler or timeline made outside any task starts watching for its test;
+  /// returns how many tasks had been seen (``LineageState/made``), to find its test's task by.
+  static func watch() -> Int {
     // The hooks are installed in the same step: done after unlocking, a watch and an unwatch
     // on two threads could reach the hooks in the other order and leave them out while a
     // clock watches.
     lock.withLock {
       watchers += 1
       if watchers == 1 { RuntimeHooks.watch() }
+      return state.made
     }
   }
 
@@ -101,11 +103,20 @@ enum TaskLineage {
     adopter?.outsideJobFinished()
   }
 
-  /// `executor`, opened for the current task (`root`), adopts the tasks `root` started while
-  /// watched, remembers them as its test's, and counts their jobs in flight.
-  static func adopt(descendantsOf root: TaskRef, by executor: TestExecutor) {
+  /// The task of the test `task` belongs to, for a clock made when `clockMade` tasks had been
+  /// seen (``LineageState/testTask(of:clockMade:)``), or `task` if the lineage does not tell.
+  static func testTask(of task: TaskRef, clockMade: Int) -> TaskRef {
+    lock.withLock { state.testTask(of: task, clockMade: clockMade) } ?? task
+  }
+
+  /// `executor`, opened for `root`, adopts the tasks `root` started while watched, remembers
+  /// them as its test's, and counts their jobs in flight (and `root`'s own, if `countingRoot`).
+  static func adopt(
+    descendantsOf root: TaskRef, by executor: TestExecutor, countingRoot: Bool = false
+  ) {
     lock.withLock {
-      let (tasks, inFlight) = state.adopt(descendantsOf: root, by: executor)
+      let (tasks, inFlight) = state.adopt(
+        descendantsOf: root, by: executor, countingRoot: countingRoot)
       // In the same step, so that no job of theirs passes between: from here on their jobs go
       // to the executor, and those in flight count there until they have run.
       if inFlight > 0 { executor.addOutsideJobs(inFlight) }

@@ -70,7 +70,8 @@ extension TestExecutor {
 
   /// What the hang watch reads at each look.
   package var activity: TestActivity {
-    lock.withLock {
+    lookWhetherOpenerSuspended()
+    return lock.withLock {
       TestActivity(
         accepted: state.accepted, isQuiet: state.isQuiet && !state.hasDrivers,
         waitsOnOutsideWork: state.outsideWork > 0,

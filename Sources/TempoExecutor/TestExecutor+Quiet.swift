@@ -1,4 +1,5 @@
 import Dispatch
+import TempoRuntimeABI
 @_spi(TempoInternals) package import TempoSupport
 
 // How a test waits for its work to go quiet: the drive of an advancing clock or scheduler runs
@@ -83,16 +84,18 @@ extension TestExecutor {
   /// count as the test's work.
   private func beginDriving(_ task: UnsafeRawPointer) {
     let uncount = MainExecutor.stopCountingRunningJob(of: task, for: self)
-    lock.withLock {
-      state.beginDriving(task)
+    let released = lock.withLock {
       if uncount { state.uncountRunningMainJob() }
+      return state.beginDriving(task)
     }
+    resume(released)
   }
 
   /// Waits until nothing is queued or running, or the budget is spent (false), for a caller
   /// that has begun draining; ends the draining.
   private func quietHere(giveUpAt: Int) async -> Bool {
     drainOnCallersThread(giveUpAt: giveUpAt)
+    lookWhetherOpenerSuspended()
     let (answer, outside, wake) = lock.withLock {
       (state.quietAnswer(giveUpAt: giveUpAt), state.outsideWork > 0, state.endDraining())
     }
@@ -105,8 +108,39 @@ extension TestExecutor {
     return await withUnsafeContinuation { continuation in
       let waiter = ExecutorQueue<UnownedJob>.Waiter(
         continuation: continuation, giveUpAt: giveUpAt, respectsOutsideWork: respectsOutsideWork)
-      let answer = lock.withLock { state.wait(waiter) }
+      let (answer, opener) = lock.withLock { (state.wait(waiter), state.openerToWatch()) }
       if let answer { continuation.resume(returning: answer) }
+      if opener != nil { watchOpener(since: .now(), every: 20) }
+    }
+  }
+
+  // MARK: The opener's job
+
+  /// If the job the opener was running when a clock opened the executor for it may still run
+  /// (see ``ExecutorQueue/opener``), looks at the opener's status: once it has suspended, that
+  /// job has ended, and its next job comes here.
+  func lookWhetherOpenerSuspended() {
+    guard let heldOpener, lock.withLock({ state.opener != nil }),
+      !tempo_task_is_runnable(heldOpener)
+    else { return }
+    resume(lock.withLock { state.openerSuspended() })
+  }
+
+  /// Looks at the opener's status on a system thread, `microseconds` from now and then at
+  /// doubling intervals up to a millisecond, until it suspends. A task that runs one job for
+  /// more than a second (or a runtime whose task status reads otherwise than Tempo expects) is
+  /// taken to have suspended then: time may move while it runs, as it would have without the
+  /// look.
+  private func watchOpener(since start: DispatchTime, every microseconds: Int) {
+    DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(microseconds)) {
+      self.lookWhetherOpenerSuspended()
+      let isWatched = self.lock.withLock { self.state.opener != nil }
+      guard isWatched else { return }
+      guard DispatchTime.now() < start + .seconds(1) else {
+        self.resume(self.lock.withLock { self.state.openerSuspended() })
+        return
+      }
+      self.watchOpener(since: start, every: min(microseconds * 2, 1_000))
     }
   }
 

@@ -1,4 +1,5 @@
 import Dispatch
+import TempoRuntimeABI
 @_spi(TempoInternals) package import TempoSupport
 
 /// Runs the work of one test, one job at a time, and knows when that work has gone quiet.
@@ -91,9 +92,46 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
     root = opener.map(TaskRef.init)
     firstTaskID = opener.map(JobIdentity.taskID) ?? 0
     outer = RuntimeHooks.executorThatMetCurrentTask()
+    heldOpener = nil
     RuntimeHooks.open(self)
     Self.noteCurrentTask(in: self)
   }
+
+  /// Opens an executor for a clock, scheduler or timeline made without a `withTestExecutor`
+  /// scope (``ImplicitScope``), for its test's task `root`: the current task, or (for a clock
+  /// made outside any task) the task the current one descends from, whose jobs in flight the
+  /// lineage counts (``TaskLineage``).
+  ///
+  /// The job the current task is running came to no executor, yet it is the test's work: the
+  /// test is not quiet until it ends (see ``ExecutorQueue/opener``). The task is kept alive
+  /// until the executor goes away, so that its status can be read.
+  init(forClockOf root: TaskRef) {
+    self.scope = nil
+    self.reportInScope = nil
+    self.root = root
+    firstTaskID = root.id
+    outer = RuntimeHooks.executorThatMet(root)
+    let current = Self.currentTaskPointer
+    // The status is read only where it reads as expected: running, for the running task.
+    if current == root.address, RunningJob.executor == nil, tempo_task_is_runnable(root.address) {
+      tempo_task_retain(root.address)
+      heldOpener = root.address
+      state.openerIsRunning(root.address)
+    } else {
+      heldOpener = nil
+    }
+    RuntimeHooks.open(self)
+    RuntimeHooks.note(root, memberOf: self)
+  }
+
+  deinit {
+    if let heldOpener { tempo_task_release(heldOpener) }
+  }
+
+  /// The opening task, kept alive while the executor is, if it was running a job that came to
+  /// no executor (see ``init(forClockOf:)``).
+  // Invariant: retained in `init(forClockOf:)`, released in `deinit`; read only for its status.
+  let heldOpener: UnsafeRawPointer?
 
   /// The task that opened the executor: the test's own task, for one a clock opened.
   let root: TaskRef?

@@ -7,3 +7,27 @@ bool tempo_authenticates_code_pointers(void) {
   return false;
 #endif
 }
+
+// The byte offset of a task's status: the job header (a heap object header, two words the
+// scheduler owns, 32-bit flags and ID, two reserved words and the run function), the resume
+// context (with a reserved word after it on 64-bit systems), then the private storage, which
+// starts with the two-word exclusivity access set.
+static const uintptr_t tempo_task_status_offset =
+  7 * sizeof(void *) + 8 + (sizeof(void *) == 8 ? 2 : 1) * sizeof(void *) + 2 * sizeof(void *);
+
+bool tempo_task_is_runnable(const void *task) {
+  const char *status = (const char *)task + tempo_task_status_offset;
+  uint32_t flags = __atomic_load_n((const uint32_t *)status, __ATOMIC_ACQUIRE);
+  // IsRunning (0x800, only without priority escalation) and IsEnqueued (0x1000). With
+  // escalation, the word after the flags is the execution lock, whose bits above the low two
+  // name the thread that runs the task (without it, the word is unused, and zero).
+  uint32_t lock = __atomic_load_n((const uint32_t *)(status + 4), __ATOMIC_ACQUIRE);
+  return (flags & 0x1800) != 0 || (lock & ~(uint32_t)3) != 0;
+}
+
+extern void *swift_retain(void *object);
+extern void swift_release(void *object);
+
+void tempo_task_retain(const void *task) { swift_retain((void *)task); }
+
+void tempo_task_release(const void *task) { swift_release((void *)task); }

@@ -46,7 +46,7 @@ import Testing
 
   @Test func aDriversOwnTaskIsRefusedWhileItWaitsForQuiet() {
     var queue = ExecutorQueue<Int>()
-    queue.beginDriving(driver)
+    _ = queue.beginDriving(driver)
     #expect(!queue.enqueue(1, task: driver).accepted)
     let refused = queue.mainJobQueued(task: driver)
     #expect(!refused)
@@ -177,5 +177,75 @@ import Testing
       for waiter in released { waiter.continuation.resume(returning: waiter.quiet) }
     }
     #expect(answer == true)
+  }
+}
+
+/// The job the opening task was running when a clock opened the executor for it: the test's
+/// work, though it came to no executor, until it is known to have ended.
+@Suite struct ExecutorQueueOpenerTests {
+  let opener = UnsafeRawPointer(bitPattern: 0x3000)!
+  let other = UnsafeRawPointer(bitPattern: 0x4000)!
+
+  @Test func theOpenersJobKeepsTheTestFromBeingQuietUntilItSuspends() async {
+    var queue = ExecutorQueue<Int>()
+    queue.openerIsRunning(opener)
+    #expect(!queue.isQuiet)
+    let answer = await withUnsafeContinuation { continuation in
+      #expect(queue.wait(.init(continuation: continuation, giveUpAt: .max)) == nil)
+      // Watched once, however often asked.
+      let watched = [queue.openerToWatch(), queue.openerToWatch()]
+      #expect(watched == [opener, nil])
+      let released = queue.openerSuspended()
+      #expect(released.count == 1)
+      for waiter in released { waiter.continuation.resume(returning: waiter.quiet) }
+    }
+    #expect(answer == true)
+    #expect(queue.isQuiet)
+  }
+
+  @Test func nobodyWatchesTheOpenerUntilSomeoneWaits() {
+    var queue = ExecutorQueue<Int>()
+    queue.openerIsRunning(opener)
+    let watched = queue.openerToWatch()
+    #expect(watched == nil)
+  }
+
+  /// A job of the opener arriving, here or for the main queue, means the job it was running
+  /// has ended: the new one is counted instead.
+  @Test(arguments: [false, true])
+  func aJobOfTheOpenerEndsTheWaitForItsFirstJob(onMainQueue: Bool) {
+    var queue = ExecutorQueue<Int>()
+    queue.openerIsRunning(opener)
+    _ = queue.enqueue(1, task: other)
+    _ = queue.takeForPump()
+    _ = queue.finishJob(byPump: true)
+    #expect(queue.opener == opener)  // another task's job says nothing about the opener's
+    if onMainQueue {
+      let counted = queue.mainJobQueued(task: opener)
+      #expect(counted)
+      _ = queue.mainJobFinished()
+    } else {
+      _ = queue.enqueue(2, task: opener)
+      _ = queue.takeForPump()
+      _ = queue.finishJob(byPump: true)
+    }
+    #expect(queue.opener == nil)
+    #expect(queue.isQuiet)
+  }
+
+  /// The opener that waits for quiet itself (it advances) is no longer the test's work; a
+  /// waiter before it (an auto-advance driver) is released.
+  @Test func theOpenerBeginningToWaitReleasesTheOthersWaiting() async {
+    var queue = ExecutorQueue<Int>()
+    queue.openerIsRunning(opener)
+    let answer = await withUnsafeContinuation { continuation in
+      #expect(queue.wait(.init(continuation: continuation, giveUpAt: .max)) == nil)
+      let released = queue.beginDriving(opener)
+      #expect(released.count == 1)
+      for waiter in released { waiter.continuation.resume(returning: waiter.quiet) }
+    }
+    #expect(answer == true)
+    let none = queue.beginDriving(other)
+    #expect(none.isEmpty)
   }
 }

@@ -47,6 +47,49 @@ import Testing
     #expect(state.adopt(descendantsOf: test, by: Owner()).tasks.isEmpty)
   }
 
+  /// The test's task is the task itself or its newest ancestor that no task started (the one a
+  /// test runner started from a thread, made after the clock, as XCTest runs an async test).
+  @Test func theTestsTaskIsTheNewestAncestorStartedOutsideAnyTask() {
+    var state = LineageState<Owner>()
+    _ = state.leaves(task: test, current: nil)
+    _ = state.leaves(task: child, current: test)
+    _ = state.leaves(task: grandchild, current: child)
+    #expect(state.testTask(of: grandchild, clockMade: 0) == test)
+    #expect(state.testTask(of: test, clockMade: 0) == test)
+    _ = state.leaves(task: stranger, current: nil)
+    #expect(state.testTask(of: stranger, clockMade: 0) == stranger)
+  }
+
+  /// Else it is the newest ancestor seen before the clock was made: the task that made the
+  /// clock and started the work (a test task that a runner started from another task). With
+  /// neither, the lineage does not tell.
+  @Test func elseTheTestsTaskIsTheNewestAncestorSeenBeforeTheClock() {
+    var state = LineageState<Owner>()
+    let runner = Self.task(0x500, id: 5)
+    _ = state.leaves(task: test, current: runner)  // seen before the clock
+    let clockMade = state.made
+    _ = state.leaves(task: child, current: test)
+    _ = state.leaves(task: grandchild, current: child)
+    #expect(state.testTask(of: grandchild, clockMade: clockMade) == test)
+    #expect(state.testTask(of: child, clockMade: clockMade) == test)
+    // Seen only since: nothing tells which task made the clock.
+    #expect(state.testTask(of: grandchild, clockMade: 0) == nil)
+    #expect(state.testTask(of: stranger, clockMade: clockMade) == nil)
+  }
+
+  /// For an auto-advance driver, which waits instead of the test's task, that task's own jobs
+  /// in flight are the test's work too; for an advance of the test's task, they are not.
+  @Test(arguments: [false, true])
+  func theRootsOwnJobsCountOnlyWhenAsked(countingRoot: Bool) {
+    var state = LineageState<Owner>()
+    let owner = Owner()
+    _ = state.leaves(task: test, current: nil)
+    let running = state.leaves(task: test, current: test)!
+    let (_, inFlight) = state.adopt(descendantsOf: test, by: owner, countingRoot: countingRoot)
+    #expect(inFlight == (countingRoot ? 2 : 0))
+    #expect((state.finished(running) === owner) == countingRoot)
+  }
+
   /// The jobs the adopter counts are told apart from the others by count: those it does not
   /// count finish first, so it never stops waiting while a counted one may still run.
   @Test func onlyCountedJobsFinishForTheAdopter() {

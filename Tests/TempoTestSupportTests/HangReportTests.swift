@@ -13,12 +13,13 @@ import XCTest
 
 /// How long a reported hang may take, in real time. The watch reports after a second, and alone
 /// such a test ends within 1.3 s; beside the whole suite on two busy cores (or under a sanitizer)
-/// the watch and the test's threads wait for a core, so the bound here only proves that the test
-/// ends instead of hanging.
+/// the watch and the test's threads wait for a core (10.3 s seen once, the system's thread pool
+/// busy with the suite's other tests), so the bound here only proves that the test ends instead
+/// of hanging.
 private var hangReportLimit: Duration {
   let environment = ProcessInfo.processInfo.environment
   let sanitized = environment["TSAN_OPTIONS"] != nil || environment["ASAN_OPTIONS"] != nil
-  return .seconds(sanitized ? 20 : 8)
+  return .seconds(sanitized ? 20 : 15)
 }
 
 /// Runs `body`, which must end after the hang watch ends its sleep; answers the issues it

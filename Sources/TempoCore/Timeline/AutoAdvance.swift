@@ -87,7 +87,7 @@ extension TimelineDriving where Self: Sendable {
       // As an advance from this context would: the scope's, else the one this timeline holds
       // for the current task's test (opened and adopting its tasks, for a clock made outside
       // any task).
-      executor = scope.executorForDriving(at: auto.location)
+      executor = scope.executorForDriving(at: auto.location, forAutoAdvance: true)
     }
     let driver = AutoDriver(timeline: self, auto: auto, executor: executor)
     // A task that inherits the context (the test's, so that a runaway is reported to it), but

@@ -60,6 +60,21 @@ typedef bool (*TempoIsMainHook)(TempoExecutorRef executor, TempoIsMainOriginal o
 /// Whether this process authenticates code pointers (arm64e).
 bool tempo_authenticates_code_pointers(void);
 
+/// Whether `task`, a live task (`AsyncTask *`), is running on a thread or queued to run (on an
+/// actor, say), as its status word says: its `IsEnqueued` flag, and its `IsRunning` flag where
+/// the runtime has no priority escalation (Linux, Windows, Android) or the owner of its
+/// execution lock where it has (Apple's systems). False once it has suspended, or ended. The
+/// layout is the one the runtime mirrors for debuggers (swiftlang/swift,
+/// include/swift/RemoteInspection/RuntimeInternals.h): the status follows the job header, the
+/// resume context and the exclusivity access set.
+bool tempo_task_is_runnable(const void *task);
+
+/// Keeps `task` (an `AsyncTask *`) alive: `swift_retain`.
+void tempo_task_retain(const void *task);
+
+/// Lets go of a `task` kept by `tempo_task_retain`: `swift_release`.
+void tempo_task_release(const void *task);
+
 #if __has_feature(nullability)
 #pragma clang assume_nonnull end
 #endif

@@ -1,0 +1,94 @@
+import Synchronization
+import TempoRuntimeABI
+import Testing
+
+/// The one field of the runtime's task layout that Tempo reads besides the job header: whether
+/// a task is running or queued to run, which tells when the job a task ran as a clock opened
+/// its executor has ended. Only this platform's layout is checked here (Linux's flags; Apple's
+/// execution lock is read by the same function and not run here).
+@Suite struct TaskStatusTests {
+  final class Slot: @unchecked Sendable {
+    // Invariant: written once by the task, read after the test has seen it written.
+    nonisolated(unsafe) var task: UnsafeRawPointer?
+  }
+
+  @Test func theCurrentTaskIsRunning() {
+    let current = withUnsafeCurrentTask { unsafeBitCast($0!, to: UnsafeRawPointer.self) }
+    #expect(tempo_task_is_runnable(current))
+  }
+
+  @Test func aSuspendedTaskIsNotRunningNorAnEndedOneKeptAlive() async throws {
+    let slot = Slot()
+    let (stream, continuation) = AsyncStream<Void>.makeStream()
+    let (started, ready) = AsyncStream<Void>.makeStream()
+    let waiting = Task {
+      slot.task = withUnsafeCurrentTask { unsafeBitCast($0!, to: UnsafeRawPointer.self) }
+      ready.yield()
+      for await _ in stream {}
+    }
+    for await _ in started { break }
+    let task = try #require(slot.task)
+    tempo_task_retain(task)
+    defer { tempo_task_release(task) }
+    // It is running until it suspends in the loop: it reads not running once it has.
+    var suspended = false
+    for _ in 0..<1_000_000 where !suspended {
+      suspended = !tempo_task_is_runnable(task)
+      if !suspended { await Task.yield() }
+    }
+    #expect(suspended)
+    continuation.finish()
+    await waiting.value
+    #expect(!tempo_task_is_runnable(task))
+  }
+
+  /// A task that waits to enter an actor another task holds is queued there: runnable.
+  @Test func aTaskQueuedOnABusyActorIsRunnable() async throws {
+    let gate = Gate()
+    let slot = Slot()
+    let holder = Task { await gate.hold() }
+    await gate.waitUntilHeld()
+    let queued = Task.detached {
+      slot.task = withUnsafeCurrentTask { unsafeBitCast($0!, to: UnsafeRawPointer.self) }
+      await gate.enter()
+    }
+    // Until the queued task is enqueued on the actor, it is running: runnable either way, and
+    // by the last of these reads long since queued (its flags then read 0x5015 here: queued,
+    // not running).
+    while slot.task == nil { await Task.yield() }
+    let task = try #require(slot.task)
+    tempo_task_retain(task)
+    defer { tempo_task_release(task) }
+    var runnable = true
+    for _ in 0..<100_000 { runnable = runnable && tempo_task_is_runnable(task) }
+    gate.release()
+    await holder.value
+    await queued.value
+    #expect(runnable)
+  }
+}
+
+/// An actor that one task holds, spinning, until the test lets it go.
+private actor Gate {
+  private nonisolated let held = Flag()
+  private nonisolated let released = Flag()
+
+  func hold() {
+    held.set()
+    while !released.isSet {}
+  }
+
+  func enter() {}
+
+  nonisolated func waitUntilHeld() async {
+    while !held.isSet { await Task.yield() }
+  }
+
+  nonisolated func release() { released.set() }
+}
+
+private final class Flag: Sendable {
+  private let value = Mutex(false)
+  var isSet: Bool { value.withLock { $0 } }
+  func set() { value.withLock { $0 = true } }
+}
