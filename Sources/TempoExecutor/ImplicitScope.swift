@@ -71,9 +71,9 @@ package final class ImplicitScope: @unchecked Sendable {
   }
 
   /// The executor an async advance of the owner, or its auto-advance driver, waits on: the
-  /// open `withTestExecutor` scope's, else this scope's. For a scope made outside any task, the
-  /// one of the test's task (the current task, or the one it descends from that the test
-  /// runner started: ``TaskLineage/testTask(of:)``), which adopts the tasks that task started.
+  /// open `withTestExecutor` scope's, else this scope's. For a scope made outside any task, one
+  /// that adopts the tasks started by the advancing task, or for auto-advance by the test's
+  /// task, which the first task to sleep may descend from (``TaskLineage/testTask(of:clockMade:)``).
   /// Nil where the runtime has no hooks.
   ///
   /// - Parameter forAutoAdvance: Whether a driver of auto-advance will wait, not the current
@@ -92,7 +92,9 @@ package final class ImplicitScope: @unchecked Sendable {
       guard let current = TestExecutor.currentTaskPointer.map(TaskRef.init) else {
         return (nil, nil, nil)
       }
-      let test = isWatching ? TaskLineage.testTask(of: current, clockMade: watchedSince) : current
+      let test =
+        isWatching && forAutoAdvance
+        ? TaskLineage.testTask(of: current, clockMade: watchedSince) : current
       if let held, held.isOpen, held.root == test {
         // The test's executor already: the current task is one it has not adopted yet.
         TaskLineage.adopt(descendantsOf: test, by: held)
@@ -100,8 +102,7 @@ package final class ImplicitScope: @unchecked Sendable {
       }
       guard let opened = Self.executor(forTestTask: test) else { return (nil, nil, nil) }
       if isWatching {
-        TaskLineage.adopt(
-          descendantsOf: test, by: opened, countingRoot: forAutoAdvance || test != current)
+        TaskLineage.adopt(descendantsOf: test, by: opened, countingRoot: forAutoAdvance)
       }
       self.executor = opened
       return (opened, held, self.source)

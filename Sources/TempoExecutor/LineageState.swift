@@ -121,19 +121,19 @@ package struct LineageState<Owner: AnyObject> {
   }
 
   /// The task of the test that `task` belongs to, for a clock made outside any task when
-  /// `clockMade` entries had been made, as far as the lineage tells; nil if it does not:
-  /// - `task` or its newest ancestor that no task started (``isStartedOutsideAnyTask(_:)``):
-  ///   the task a test runner started from a thread, as XCTest starts an async test method;
-  /// - else its newest ancestor seen before the clock was made: the task that made the clock
-  ///   and then started the work (a test whose runner started it from a task).
+  /// `clockMade` entries had been made, as far as the lineage tells: the newest of `task` and
+  /// its ancestors that either no task started (``isStartedOutsideAnyTask(_:)``: the task a
+  /// test runner started from a thread, as XCTest starts an async test method, after the
+  /// clock) or was seen before the clock was made (the task that made the clock and then
+  /// started the work). The newest, so that a long-lived task above it (a runner, a task
+  /// running tests in parallel) is never taken for it. Nil if none is.
   package func testTask(of task: TaskRef, clockMade: Int) -> TaskRef? {
     guard let entry = entries[task.address], entry.id == task.id else { return nil }
-    if entry.isStartedOutsideAnyTask { return task }
-    if let started = entry.ancestors.last(where: isStartedOutsideAnyTask) { return started }
-    return entry.ancestors.last { ancestor in
-      guard let seen = entries[ancestor.address], seen.id == ancestor.id else { return false }
-      return seen.madeAt < clockMade
+    for candidate in [task] + entry.ancestors.reversed() {
+      guard let seen = entries[candidate.address], seen.id == candidate.id else { continue }
+      if seen.isStartedOutsideAnyTask || seen.madeAt < clockMade { return candidate }
     }
+    return nil
   }
 
   /// The adopter of the job's task counts `job`, which just left, as its test's work.

@@ -47,6 +47,9 @@ import TempoRuntimeABI
 ///   (its kind, its task's ID) is read before.
 /// The thread slot (``RunningJob``) and ``MainExecutor``'s tickets name an executor only for the
 /// length of a run that owns it.
+/// An executor opened for a clock retains the opening task, whose status it reads until that
+/// task's first job is known to have ended (``init(forClockOf:)``), and releases it when it
+/// goes away.
 @available(TempoTestExecutor 1.0, *)
 package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   // Invariant: `lock` guards `state` and `bodyHasEnded`. Jobs are run, waiters resumed and

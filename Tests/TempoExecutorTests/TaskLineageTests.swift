@@ -47,9 +47,10 @@ import Testing
     #expect(state.adopt(descendantsOf: test, by: Owner()).tasks.isEmpty)
   }
 
-  /// The test's task is the task itself or its newest ancestor that no task started (the one a
-  /// test runner started from a thread, made after the clock, as XCTest runs an async test).
-  @Test func theTestsTaskIsTheNewestAncestorStartedOutsideAnyTask() {
+  /// The test's task is the newest of a task and its ancestors that no task started (the one a
+  /// test runner started from a thread, after the clock, as XCTest runs an async test) or that
+  /// was seen before the clock was made (the task that made it and started the work).
+  @Test func theTestsTaskIsTheNewestStartedOutsideAnyTaskOrSeenBeforeTheClock() {
     var state = LineageState<Owner>()
     _ = state.leaves(task: test, current: nil)
     _ = state.leaves(task: child, current: test)
@@ -58,23 +59,27 @@ import Testing
     #expect(state.testTask(of: test, clockMade: 0) == test)
     _ = state.leaves(task: stranger, current: nil)
     #expect(state.testTask(of: stranger, clockMade: 0) == stranger)
+    // A task seen before the clock is its own test's task, not the older task above it.
+    #expect(state.testTask(of: grandchild, clockMade: state.made) == grandchild)
   }
 
-  /// Else it is the newest ancestor seen before the clock was made: the task that made the
-  /// clock and started the work (a test task that a runner started from another task). With
-  /// neither, the lineage does not tell.
-  @Test func elseTheTestsTaskIsTheNewestAncestorSeenBeforeTheClock() {
+  /// A long-lived task above the test's (a runner that some thread once resumed) is never
+  /// taken for it: the newest match wins. With no match, the lineage does not tell.
+  @Test func aRunnerAboveTheTestsTaskIsNeverTakenForIt() {
     var state = LineageState<Owner>()
     let runner = Self.task(0x500, id: 5)
+    _ = state.leaves(task: runner, current: nil)  // started outside any task
     _ = state.leaves(task: test, current: runner)  // seen before the clock
     let clockMade = state.made
     _ = state.leaves(task: child, current: test)
     _ = state.leaves(task: grandchild, current: child)
     #expect(state.testTask(of: grandchild, clockMade: clockMade) == test)
     #expect(state.testTask(of: child, clockMade: clockMade) == test)
-    // Seen only since: nothing tells which task made the clock.
-    #expect(state.testTask(of: grandchild, clockMade: 0) == nil)
-    #expect(state.testTask(of: stranger, clockMade: clockMade) == nil)
+    var unrooted = LineageState<Owner>()
+    _ = unrooted.leaves(task: child, current: test)
+    _ = unrooted.leaves(task: grandchild, current: child)
+    #expect(unrooted.testTask(of: grandchild, clockMade: 0) == nil)
+    #expect(unrooted.testTask(of: stranger, clockMade: 0) == nil)
   }
 
   /// For an auto-advance driver, which waits instead of the test's task, that task's own jobs
