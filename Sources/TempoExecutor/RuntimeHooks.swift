@@ -324,18 +324,18 @@ enum RuntimeHooks {
 
   /// The open executor that has met `task`, which may have ended (its ID is not read).
   static func executorThatMet(_ task: TaskRef) -> TestExecutor? {
-    lock.withLock {
-      guard let member = state.members[task.address], member.taskID == task.id else { return nil }
-      return member.executor
-    }
+    lock.withLock { member(at: task.address, id: task.id) }
   }
 
   /// The executor that has met `task`, a live task, unless the entry at its address is an
   /// ended task's. Call under `lock`.
   private static func member(of task: UnsafeRawPointer) -> TestExecutor? {
-    guard let member = state.members[task], member.taskID == JobIdentity.taskID(task) else {
-      return nil
-    }
+    member(at: task, id: JobIdentity.taskID(task))
+  }
+
+  /// The executor that has met the task with `id` at `address`. Call under `lock`.
+  private static func member(at address: UnsafeRawPointer, id: UInt32) -> TestExecutor? {
+    guard let member = state.members[address], member.taskID == id else { return nil }
     return member.executor
   }
 

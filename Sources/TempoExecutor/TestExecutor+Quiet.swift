@@ -120,9 +120,9 @@ extension TestExecutor {
   /// (see ``ExecutorQueue/opener``), looks at the opener's status: once it has suspended, that
   /// job has ended, and its next job comes here.
   func lookWhetherOpenerSuspended() {
-    guard let heldOpener, lock.withLock({ state.opener != nil }),
-      !tempo_task_is_runnable(heldOpener)
-    else { return }
+    // The task is kept alive, so its status can be read at any time; once the job has ended
+    // (however that became known), `openerSuspended()` changes nothing.
+    guard let heldOpener, !tempo_task_is_runnable(heldOpener) else { return }
     resume(lock.withLock { state.openerSuspended() })
   }
 
