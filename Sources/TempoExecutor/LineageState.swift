@@ -127,10 +127,16 @@ package struct LineageState<Owner: AnyObject> {
   /// clock) or was seen before the clock was made (the task that made the clock and then
   /// started the work). The newest, so that a long-lived task above it (a runner, a task
   /// running tests in parallel) is never taken for it. Nil if none is.
+  ///
+  /// An ancestor never seen counts as seen before the clock: since the watch began, every new
+  /// task's first job that no executor took was seen, so one never seen existed before it (a
+  /// Swift Testing test's task, whose first job ran before any clock watched). An ancestor
+  /// whose address now holds another task has ended, and is no test's task any more.
   package func testTask(of task: TaskRef, clockMade: Int) -> TaskRef? {
     guard let entry = entries[task.address], entry.id == task.id else { return nil }
     for candidate in [task] + entry.ancestors.reversed() {
-      guard let seen = entries[candidate.address], seen.id == candidate.id else { continue }
+      guard let seen = entries[candidate.address] else { return candidate }
+      guard seen.id == candidate.id else { continue }
       if seen.isStartedOutsideAnyTask || seen.madeAt < clockMade { return candidate }
     }
     return nil

@@ -64,7 +64,9 @@ import Testing
   }
 
   /// A long-lived task above the test's (a runner that some thread once resumed) is never
-  /// taken for it: the newest match wins. With no match, the lineage does not tell.
+  /// taken for it: the newest match wins. A creator never seen was there before the watch (a
+  /// Swift Testing test's task): it is the test's task. With no match, the lineage does not
+  /// tell.
   @Test func aRunnerAboveTheTestsTaskIsNeverTakenForIt() {
     var state = LineageState<Owner>()
     let runner = Self.task(0x500, id: 5)
@@ -78,8 +80,12 @@ import Testing
     var unrooted = LineageState<Owner>()
     _ = unrooted.leaves(task: child, current: test)
     _ = unrooted.leaves(task: grandchild, current: child)
-    #expect(unrooted.testTask(of: grandchild, clockMade: 0) == nil)
+    #expect(unrooted.testTask(of: grandchild, clockMade: 0) == test)
+    #expect(unrooted.testTask(of: child, clockMade: 0) == test)
     #expect(unrooted.testTask(of: stranger, clockMade: 0) == nil)
+    // A creator whose address now holds a newer task has ended: no test's task.
+    _ = unrooted.leaves(task: Self.task(0x100, id: 20), current: nil)
+    #expect(unrooted.testTask(of: grandchild, clockMade: 0) == nil)
   }
 
   /// For an auto-advance driver, which waits instead of the test's task, that task's own jobs

@@ -137,6 +137,27 @@ func clockMadeOutsideATask(automaticallyAdvances: Bool = false) async -> TestClo
   return made.values[0]
 }
 
+/// Runs `test` as XCTest runs an async test method of a test case that holds `clock` in a
+/// property: the clock is made on a thread that runs no task, and the test's task is started
+/// from that thread, by no task. Answers what `test` returned.
+func runAsAnXCTestMethod<Result: Sendable>(
+  automaticallyAdvances: Bool = false,
+  _ test: @escaping @Sendable (TestClock<Duration>) async -> Result
+) async -> Result {
+  let result = Log<Result>()
+  await withCheckedContinuation { continuation in
+    Thread {
+      let clock = TestClock()
+      clock.automaticallyAdvances = automaticallyAdvances
+      Task {
+        result.append(await test(clock))
+        continuation.resume()
+      }
+    }.start()
+  }
+  return result.values[0]
+}
+
 /// The executor a clock opens by itself when no `withTestExecutor` scope is open.
 @Suite struct ImplicitScopeTests {
   /// The task that awaits the test's task, as the test runner does, stays outside the test's
