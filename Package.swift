@@ -194,7 +194,9 @@ let package = Package(
     ),
     .testTarget(
       name: "TempoTestSupportTests",
-      dependencies: ["TempoClocks", "TempoExecutor", "TempoTestHelpers", "TempoTestSupport"]
+      dependencies: [
+        "TempoClocks", "TempoExecutor", "TempoSchedulers", "TempoTestHelpers", "TempoTestSupport",
+      ]
     ),
     .testTarget(
       name: "TempoTestingTests",

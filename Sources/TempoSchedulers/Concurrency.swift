@@ -18,6 +18,11 @@ extension Scheduler {
   ///
   /// Cancellation is prompt: a cancelled task throws `CancellationError` at once, and the
   /// scheduled wake-up is cancelled where the scheduler allows it.
+  ///
+  /// On a test scheduler, erased or not, a sleep of the test's own task that nothing advances
+  /// while the test's work is quiet is reported after about a second of real time and ends
+  /// with `CancellationError`, as a test clock's sleep does, so that the test ends instead of
+  /// hanging.
   public func sleep(
     for duration: SchedulerTimeType.Stride,
     tolerance: SchedulerTimeType.Stride = .zero,
@@ -37,23 +42,34 @@ extension Scheduler {
   ) async throws {
     try Task.checkCancellation()
     let sleeper = Sleeper()
-    try await withTaskCancellationHandler {
-      try await withUnsafeThrowingContinuation { continuation in
-        guard sleeper.install(continuation) else { return }
-        let wait = now.distance(to: deadline)
-        if wait > .zero {
-          // The repeating form is the only cancellable one `Scheduler` has; the sleeper cancels
-          // it at its first tick, so it never repeats.
-          let cancellable = schedule(
-            after: deadline, interval: wait, tolerance: tolerance, options: options
-          ) { sleeper.resume() }
-          sleeper.hold { cancellable.cancel() }
-        } else {
-          schedule(options: options) { sleeper.resume() }
+    do {
+      try await withTaskCancellationHandler {
+        try await withUnsafeThrowingContinuation { continuation in
+          guard sleeper.install(continuation) else { return }
+          let wait = now.distance(to: deadline)
+          if wait > .zero {
+            // The repeating form is the only cancellable one `Scheduler` has; the sleeper
+            // cancels it at its first tick, so it never repeats.
+            let cancellable = schedule(
+              after: deadline, interval: wait, tolerance: tolerance, options: options
+            ) { sleeper.resume() }
+            sleeper.hold { cancellable.cancel() }
+            // On a test scheduler (erased or not), a sleep nobody advances is reported.
+            if let scheduled = cancellable as? ScheduledOnTimeline {
+              sleeper.watchForHangs(
+                scheduled.handle, clock: scheduled.creation, onScheduler: true)
+            }
+          } else {
+            schedule(options: options) { sleeper.resume() }
+          }
         }
+      } onCancel: {
+        sleeper.cancel()
       }
-    } onCancel: {
-      sleeper.cancel()
+    } catch let ended as EndedBlockedOnTime {
+      // The test was blocked on this sleep: say so where the test is, then end it.
+      ended.report?.deliver()
+      throw CancellationError()
     }
   }
 

@@ -389,10 +389,9 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     options _: SchedulerOptions?,
     _ action: @escaping () -> Void
   ) -> any Cancellable {
-    // As a `TimelineHandle`, so that the closure captures nothing else (see its `cancel()`).
-    let handle: TimelineHandle = timeline.schedule(
-      after: date, every: interval, at: creation, action)
-    return AnyCancellable { handle.cancel() }
+    ScheduledOnTimeline(
+      handle: timeline.schedule(after: date, every: interval, at: creation, action),
+      creation: creation)
   }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import TempoClocks
 import TempoExecutor
+import TempoSchedulers
 import TempoTestHelpers
 import TempoTestSupport
 import Testing
@@ -52,6 +53,33 @@ private func hangReports(
     #expect(report.contains("- due at 5.0 seconds on TestClock (its time is 0.0 seconds)"))
     #expect(report.contains("clock.automaticallyAdvances = true"))
     #expect(clock.now.offset == .zero)  // ended, not advanced
+  }
+
+  /// A sleep on a test scheduler is followed as one on a test clock is, also through
+  /// `AnyScheduler`, whose repeating `schedule` hands back the test scheduler's `Cancellable`.
+  @Test(arguments: [false, true])
+  func aSchedulerSleepOfTheTestsOwnTaskIsReportedAndEnded(erased: Bool) async {
+    let scheduler = DispatchQueue.test
+    var thrown: (any Error)?
+    let issues = await hangReports {
+      do {
+        if erased {
+          try await scheduler.eraseToAnyScheduler().sleep(for: .seconds(5))
+        } else {
+          try await scheduler.sleep(for: .seconds(5))
+        }
+      } catch {
+        thrown = error
+      }
+    }
+    #expect(thrown is CancellationError)
+    #expect(issues.count == 1)
+    let report = issues.first ?? ""
+    #expect(report.contains("The test is blocked on time"))
+    #expect(report.contains("TestScheduler"))
+    #expect(report.contains("`await scheduler.advance(by:)`"))
+    #expect(scheduler.pendingWorkCount == 0)  // the wake-up is cancelled with the sleep
+    #expect(scheduler.now == DispatchQueue.test.now)  // ended, not advanced
   }
 
   @Test(.testExecutor) func aSleepOfTheTestIsReportedAtTheTestInsideATestExecutorTest()
@@ -127,6 +155,7 @@ private func hangReports(
 /// test method's own task, without a scope and in one.
 final class HangReportXCTests: XCTestCase {
   private let clock = TestClock()
+  private let scheduler = DispatchQueue.test
   private let failures = Log<String>()
 
   // Failures are kept, not recorded: these tests expect them.
@@ -151,6 +180,17 @@ final class HangReportXCTests: XCTestCase {
     XCTAssertEqual(failures.count, 1)
     XCTAssertTrue(failures.first?.contains("The test is blocked on time") == true)
     XCTAssertTrue(failures.first?.contains("- due at 5.0 seconds on TestClock") == true)
+    XCTAssertLessThan(elapsed, hangReportLimit)
+  }
+
+  func testASchedulerSleepOfTheTestMethodIsReportedAndEnded() async {
+    let started = ContinuousClock.now
+    await XCTAssertThrowsErrorAsync { try await self.scheduler.sleep(for: .seconds(3)) }
+    let elapsed = ContinuousClock.now - started
+    let failures = failures.values
+    XCTAssertEqual(failures.count, 1)
+    XCTAssertTrue(failures.first?.contains("The test is blocked on time") == true)
+    XCTAssertTrue(failures.first?.contains("TestScheduler") == true)
     XCTAssertLessThan(elapsed, hangReportLimit)
   }
 

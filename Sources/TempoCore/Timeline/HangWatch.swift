@@ -151,6 +151,8 @@ package final class HangWatch: @unchecked Sendable {
     /// Where the sleep's clock was made: the report points there for a sleep of the test's
     /// own task.
     let clock: SourceLocation
+    /// Whether the sleep is on a scheduler, not a clock (the report's ways out name it).
+    let onScheduler: Bool
 
     func observe() -> HangObservation {
       HangObservation(
@@ -159,11 +161,14 @@ package final class HangWatch: @unchecked Sendable {
     }
   }
 
-  /// Starts watching `sleeper`, woken by `handle`, a sleep in `role` on a clock made at `clock`.
+  /// Starts watching `sleeper`, woken by `handle`, a sleep in `role` on a clock (or scheduler,
+  /// if `onScheduler`) made at `clock`.
   func watch(
-    _ sleeper: Sleeper, handle: TimelineHandle, role: SleeperRole, clock: SourceLocation
+    _ sleeper: Sleeper, handle: TimelineHandle, role: SleeperRole, clock: SourceLocation,
+    onScheduler: Bool
   ) {
-    let watched = Watched(sleeper: sleeper, handle: handle, role: role, clock: clock)
+    let watched = Watched(
+      sleeper: sleeper, handle: handle, role: role, clock: clock, onScheduler: onScheduler)
     let first = watched.observe()
     let group = role.executor.map(ObjectIdentifier.init) ?? ObjectIdentifier(sleeper)
     let startLooking = lock.withLock {
@@ -213,7 +218,8 @@ package final class HangWatch: @unchecked Sendable {
       message: TimelineMessage.blockedOnTime(
         sleeps: sleeps.compactMap { $0.handle.describeSleep() },
         waited: describeSeconds(
-          Duration.nanoseconds(Int64(periodNanoseconds) * Int64(looksToFire)))),
+          Duration.nanoseconds(Int64(periodNanoseconds) * Int64(looksToFire))),
+        noun: sleeps.allSatisfy(\.onScheduler) ? "scheduler" : "clock"),
       location: location(of: sleeps[0]))
     if case .scoped(let executor) = sleeps[0].role { report.reportInScope = executor.reportInScope }
     for (index, sleep) in sleeps.enumerated() {

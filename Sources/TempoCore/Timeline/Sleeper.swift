@@ -90,10 +90,12 @@ package final class Sleeper: @unchecked Sendable {
   /// Whether the sleep has not ended yet.
   package var isPending: Bool { lock.withLock { !isFinished } }
 
-  /// Lets the hang watch follow this sleep, woken by `handle` on a clock made at `clock`, if
-  /// the current task's sleep can hold its test up for good (``SleeperRole``). Call from the
-  /// sleeping task, once the wake-up is scheduled.
-  package func watchForHangs(_ handle: TimelineHandle, clock: SourceLocation) {
+  /// Lets the hang watch follow this sleep, woken by `handle` on a clock made at `clock` (a
+  /// scheduler, if `onScheduler`), if the current task's sleep can hold its test up for good
+  /// (``SleeperRole``). Call from the sleeping task, once the wake-up is scheduled.
+  package func watchForHangs(
+    _ handle: TimelineHandle, clock: SourceLocation, onScheduler: Bool = false
+  ) {
     guard #available(TempoTestExecutor 1.0, *),
       let role = TestExecutor.roleOfCurrentSleeper(),
       lock.withLock({ () -> Bool in
@@ -102,7 +104,8 @@ package final class Sleeper: @unchecked Sendable {
       })
     else { return }
     // Ended meanwhile, the sleep is dropped at the watch's next look.
-    HangWatch.shared.watch(self, handle: handle, role: role, clock: clock)
+    HangWatch.shared.watch(
+      self, handle: handle, role: role, clock: clock, onScheduler: onScheduler)
   }
 
   /// Ends the sleep for the hang watch: its task reports `report` (if given) and throws

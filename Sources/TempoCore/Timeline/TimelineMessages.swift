@@ -77,7 +77,8 @@ package enum TimelineMessage {
 
   /// A test blocked on time: `sleeps` held it up, with nothing moving, for `waited` of real
   /// time; the hang watch ended them.
-  static func blockedOnTime(sleeps: [String], waited: String) -> String {
+  /// `noun` names the time source in the ways out: "clock" or "scheduler".
+  static func blockedOnTime(sleeps: [String], waited: String, noun: String = "clock") -> String {
     let one = sleeps.count == 1
     return """
       The test is blocked on time: for \(waited) of real time its work was quiet while \
@@ -86,9 +87,9 @@ package enum TimelineMessage {
       \(sleeps.map { "- \($0)" }.joined(separator: "\n"))
       \(one ? "The sleep was" : "The \(sleeps.count) sleeps were") ended with \
       CancellationError so that the test does not hang. To let time reach \
-      \(one ? "it" : "them"): advance the clock (`await clock.advance(by:)`), run what is \
-      pending (`await clock.run()`), or let time move by itself \
-      (`clock.automaticallyAdvances = true`). If the test still does not end, it also waits \
+      \(one ? "it" : "them"): advance the \(noun) (`await \(noun).advance(by:)`), run what \
+      is pending (`await \(noun).run()`), or let time move by itself \
+      (`\(noun).automaticallyAdvances = true`). If the test still does not end, it also waits \
       on something no advance can change (a continuation never resumed, an actor or a lock \
       waiting on itself); if it waits on real work outside the test (a network call, a file), \
       wrap that in `withOutsideWork { }` so that it is not taken for a hang.
