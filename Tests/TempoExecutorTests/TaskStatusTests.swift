@@ -68,6 +68,30 @@ import Testing
   }
 }
 
+extension TaskStatusTests {
+  /// A task running a job on the main queue (a main-actor task's first job) reads as running
+  /// from another thread, from its first line to its last.
+  @Test func aTaskRunningAMainActorJobIsRunnableFromAnotherThread() async throws {
+    let slot = Slot()
+    let started = Flag()
+    let done = Flag()
+    let task = Task { @MainActor in
+      slot.task = withUnsafeCurrentTask { unsafeBitCast($0!, to: UnsafeRawPointer.self) }
+      started.set()
+      while !done.isSet {}
+    }
+    while !started.isSet { await Task.yield() }
+    let pointer = try #require(slot.task)
+    tempo_task_retain(pointer)
+    defer { tempo_task_release(pointer) }
+    var notRunnable = 0
+    for _ in 0..<100_000 where !tempo_task_is_runnable(pointer) { notRunnable += 1 }
+    done.set()
+    await task.value
+    #expect(notRunnable == 0)
+  }
+}
+
 /// An actor that one task holds, spinning, until the test lets it go.
 private actor Gate {
   private nonisolated let held = Flag()
