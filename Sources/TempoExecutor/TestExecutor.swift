@@ -84,19 +84,14 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   ///   - reportInScope: How an issue of the scope is reported where the test is written, when
   ///     `scope` is not that place (a trait knows its test's declaration only as a test
   ///     framework's location).
-  package init(
+  package convenience init(
     includingMainQueueBlocks: Bool = false, scope: SourceLocation? = nil,
     reportInScope: (@Sendable (String) -> Void)? = nil
   ) {
-    state.includesMainQueueBlocks = includingMainQueueBlocks
-    self.scope = scope
-    self.reportInScope = reportInScope
-    let opener = Self.currentTaskPointer
-    root = opener.map(TaskRef.init)
-    firstTaskID = opener.map(JobIdentity.taskID) ?? 0
-    outer = RuntimeHooks.executorThatMetCurrentTask()
-    heldOpener = nil
-    RuntimeHooks.open(self)
+    self.init(
+      root: Self.currentTaskPointer.map(TaskRef.init), opener: nil,
+      includingMainQueueBlocks: includingMainQueueBlocks, scope: scope,
+      reportInScope: reportInScope)
     Self.noteCurrentTask(in: self)
   }
 
@@ -108,23 +103,30 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// The job the current task is running came to no executor, yet it is the test's work: the
   /// test is not quiet until it ends (see ``ExecutorQueue/opener``). The task is kept alive
   /// until the executor goes away, so that its status can be read.
-  init(forClockOf root: TaskRef) {
-    self.scope = nil
-    self.reportInScope = nil
-    self.root = root
-    firstTaskID = root.id
-    outer = RuntimeHooks.executorThatMet(root)
-    let current = Self.currentTaskPointer
+  convenience init(forClockOf root: TaskRef) {
     // The status is read only where it reads as expected: running, for the running task.
-    if current == root.address, RunningJob.executor == nil, tempo_task_is_runnable(root.address) {
-      tempo_task_retain(root.address)
-      heldOpener = root.address
-      state.openerIsRunning(root.address)
-    } else {
-      heldOpener = nil
-    }
-    RuntimeHooks.open(self)
+    let isOpener =
+      Self.currentTaskPointer == root.address && RunningJob.executor == nil
+      && tempo_task_is_runnable(root.address)
+    if isOpener { tempo_task_retain(root.address) }
+    self.init(root: root, opener: isOpener ? root.address : nil)
     RuntimeHooks.note(root, memberOf: self)
+  }
+
+  /// Opens the executor of `root`'s test; `opener`, retained by the caller, is `root` if it is
+  /// running a job that came to no executor.
+  private init(
+    root: TaskRef?, opener: UnsafeRawPointer?, includingMainQueueBlocks: Bool = false,
+    scope: SourceLocation? = nil, reportInScope: (@Sendable (String) -> Void)? = nil
+  ) {
+    state.includesMainQueueBlocks = includingMainQueueBlocks
+    self.root = root
+    self.scope = scope
+    self.reportInScope = reportInScope
+    outer = root.flatMap(RuntimeHooks.executorThatMet)
+    heldOpener = opener
+    if let opener { state.openerIsRunning(opener) }
+    RuntimeHooks.open(self)
   }
 
   deinit {
@@ -147,7 +149,7 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
 
   /// The ID of the task that opened the executor. Task IDs count up: a task with this ID or a
   /// later one was started after the executor opened (or is the one that opened it).
-  let firstTaskID: UInt32
+  var firstTaskID: UInt32 { root?.id ?? 0 }
 
   /// The executor the opening task belonged to before (one a clock of the task opened), which
   /// takes the task back when this one closes.
