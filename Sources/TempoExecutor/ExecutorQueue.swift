@@ -56,11 +56,19 @@ struct ExecutorQueue<Job> {
   /// The task a clock opened the executor for, while the job it was running then may still
   /// run: that job came to no executor, yet it is the test's work, and may start more (the
   /// second child of two `async let`s, after the first has slept). It is known to have ended
-  /// when the task suspends (``openerSuspended()``, read from the task's status), when a job
-  /// of the task arrives here, or when the task begins to wait for quiet itself.
+  /// (``openerSuspended()``) when a job of the task arrives here, when the task begins to wait
+  /// for quiet itself, when a pass through the main queue queued after it has run (a job on
+  /// the main queue), or when the task's status has read as suspended for
+  /// ``openerConfirmation`` (``openerRead(runnable:at:)``, a job elsewhere).
   private(set) var opener: UnsafeRawPointer?
+  /// Whether the opener's job runs on the main queue, where a pass tells when it has ended and
+  /// its status is not read.
+  private var isOpenerOnMainQueue = false
   /// Whether someone looks at the opener's status until it suspends.
   private var isOpenerWatched = false
+  /// When the opener's status first read as suspended with no read since saying otherwise, in
+  /// nanoseconds of uptime.
+  private var openerSuspendedSince: UInt64?
   /// Tasks waiting for quiet: their own jobs never run here while they wait. (Usually one.)
   private var drivers: [UnsafeRawPointer] = []
 
@@ -242,9 +250,39 @@ struct ExecutorQueue<Job> {
 
   // MARK: The opener's job
 
-  /// The executor was opened for `task`, a task running a job that came to no executor.
-  mutating func openerIsRunning(_ task: UnsafeRawPointer) {
+  /// How long the opener's status must read as suspended, at every look, before its job is
+  /// taken to have ended: 5 ms.
+  ///
+  /// A task marks itself suspended before it publishes itself as waiting (on a task's result,
+  /// a continuation, a group), and marks itself running again, and goes on in the same job,
+  /// if what it waits for has completed in between: one read of "suspended" may be that
+  /// window, stretched by the thread being preempted in it. Reads that agree over 5 ms make
+  /// that unlikely; they are not proof (see TimeThatMovesItself.md).
+  static var openerConfirmation: UInt64 { 5_000_000 }
+
+  /// The executor was opened for `task`, a task running a job that came to no executor, on
+  /// the main queue if `onMainQueue`.
+  mutating func openerIsRunning(_ task: UnsafeRawPointer, onMainQueue: Bool = false) {
     opener = task
+    isOpenerOnMainQueue = onMainQueue
+    openerSuspendedSince = nil
+  }
+
+  /// The opener's status was read at `now` (nanoseconds of uptime): `runnable` (running or
+  /// queued) or not. Returns the waiters released once it has read as suspended for
+  /// ``openerConfirmation``. Reads are ignored for an opener on the main queue.
+  mutating func openerRead(runnable: Bool, at now: UInt64) -> [Release] {
+    guard opener != nil, !isOpenerOnMainQueue else { return [] }
+    guard !runnable else {
+      openerSuspendedSince = nil
+      return []
+    }
+    guard let since = openerSuspendedSince else {
+      openerSuspendedSince = now
+      return []
+    }
+    guard now &- since >= Self.openerConfirmation else { return [] }
+    return openerSuspended()
   }
 
   /// The opener's job has ended; returns the waiters that releases.
@@ -252,13 +290,16 @@ struct ExecutorQueue<Job> {
     guard opener != nil else { return [] }
     opener = nil
     isOpenerWatched = false
+    openerSuspendedSince = nil
     return releasedWaiters()
   }
 
   /// The opener to watch until it suspends, if someone waits for quiet and nobody watches it
-  /// yet.
+  /// yet (nobody does for an opener on the main queue).
   mutating func openerToWatch() -> UnsafeRawPointer? {
-    guard let opener, !isOpenerWatched, !waiters.isEmpty else { return nil }
+    guard let opener, !isOpenerOnMainQueue, !isOpenerWatched, !waiters.isEmpty else {
+      return nil
+    }
     isOpenerWatched = true
     return opener
   }

@@ -117,13 +117,16 @@ extension TestExecutor {
   // MARK: The opener's job
 
   /// If the job the opener was running when a clock opened the executor for it may still run
-  /// (see ``ExecutorQueue/opener``), looks at the opener's status: once it has suspended, that
-  /// job has ended, and its next job comes here.
+  /// (see ``ExecutorQueue/opener``), looks at the opener's status: once it has read as
+  /// suspended long enough (``ExecutorQueue/openerConfirmation``), that job has ended, and its
+  /// next job comes here.
   func lookWhetherOpenerSuspended() {
     // The task is kept alive, so its status can be read at any time; once the job has ended
-    // (however that became known), `openerSuspended()` changes nothing.
-    guard let heldOpener, !tempo_task_is_runnable(heldOpener) else { return }
-    resume(lock.withLock { state.openerSuspended() })
+    // (however that became known), a read changes nothing.
+    guard let heldOpener else { return }
+    let runnable = tempo_task_is_runnable(heldOpener)
+    let now = DispatchTime.now().uptimeNanoseconds
+    resume(lock.withLock { state.openerRead(runnable: runnable, at: now) })
   }
 
   /// Looks at the opener's status on a system thread, `microseconds` from now and then at

@@ -233,6 +233,58 @@ import Testing
     #expect(queue.isQuiet)
   }
 
+  /// A task reads as suspended from the moment it marks itself so, before it publishes itself
+  /// as waiting; if what it waits for completes in between, it reads as running again and goes
+  /// on in the same job. Only reads that say "suspended" for the whole confirmation end its job.
+  @Test func theOpenersStatusMustReadSuspendedForTheWholeConfirmation() {
+    let confirmation = ExecutorQueue<Int>.openerConfirmation
+    var queue = ExecutorQueue<Int>()
+    queue.openerIsRunning(opener)
+    #expect(queue.openerRead(runnable: false, at: 1_000).isEmpty)
+    #expect(queue.opener == opener)
+    // Running again before the confirmation: the suspended read was the window.
+    #expect(queue.openerRead(runnable: true, at: 1_000 + confirmation / 2).isEmpty)
+    #expect(queue.openerRead(runnable: false, at: 1_000 + confirmation).isEmpty)
+    #expect(queue.opener == opener)
+    #expect(queue.openerRead(runnable: false, at: 1_000 + 2 * confirmation - 1).isEmpty)
+    #expect(queue.opener == opener)
+    #expect(queue.openerRead(runnable: false, at: 1_000 + 2 * confirmation).isEmpty)
+    #expect(queue.opener == nil)
+    #expect(queue.isQuiet)
+  }
+
+  @Test func aConfirmedSuspensionReleasesTheWaiters() async {
+    var queue = ExecutorQueue<Int>()
+    queue.openerIsRunning(opener)
+    let answer = await withUnsafeContinuation { continuation in
+      #expect(queue.wait(.init(continuation: continuation, giveUpAt: .max)) == nil)
+      #expect(queue.openerRead(runnable: false, at: 0).isEmpty)
+      let released = queue.openerRead(
+        runnable: false, at: ExecutorQueue<Int>.openerConfirmation)
+      #expect(released.count == 1)
+      for waiter in released { waiter.continuation.resume(returning: waiter.quiet) }
+    }
+    #expect(answer == true)
+  }
+
+  /// An opener on the main queue is known to have ended by a pass through the queue: its
+  /// status is never read, and nobody watches it.
+  @Test func anOpenerOnTheMainQueueIsNotReadOrWatched() async {
+    var queue = ExecutorQueue<Int>()
+    queue.openerIsRunning(opener, onMainQueue: true)
+    let answer = await withUnsafeContinuation { continuation in
+      #expect(queue.wait(.init(continuation: continuation, giveUpAt: .max)) == nil)
+      #expect(queue.openerToWatch() == nil)
+      #expect(queue.openerRead(runnable: false, at: 0).isEmpty)
+      #expect(queue.openerRead(runnable: false, at: .max).isEmpty)
+      #expect(queue.opener == opener)
+      let released = queue.openerSuspended()
+      #expect(released.count == 1)
+      for waiter in released { waiter.continuation.resume(returning: waiter.quiet) }
+    }
+    #expect(answer == true)
+  }
+
   /// The opener that waits for quiet itself (it advances) is no longer the test's work; a
   /// waiter before it (an auto-advance driver) is released.
   @Test func theOpenerBeginningToWaitReleasesTheOthersWaiting() async {

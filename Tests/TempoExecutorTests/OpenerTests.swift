@@ -1,0 +1,33 @@
+import Dispatch
+import TempoClocks
+@_spi(TempoInternals) import TempoSupport
+import Testing
+
+@testable import TempoExecutor
+
+/// The job the test's task was running when one of its clocks opened the executor: it came to
+/// no executor, yet it is the test's work until it is known to have ended.
+@Suite struct OpenerTests {
+  /// A task on the main actor that makes a clock runs a job that came to no executor: that job
+  /// is the test's work until a pass through the main queue, queued as the clock was made, has
+  /// run. Its status is not read: a task reads as suspended while it publishes itself as
+  /// waiting, and runs on in the same job if what it waits for is done by then.
+  @Test func anOpenerOnTheMainActorIsTheTestsWorkUntilItsJobHasEnded() async throws {
+    let (openerWhileRunning, isHeld, openerAfter) = await Task { @MainActor () async in
+      let clock = TestClock()
+      guard let executor = TestExecutor.ofCurrentTask else { return (false, true, true) }
+      executor.lookWhetherOpenerSuspended()
+      let running = executor.lock.withLock { executor.state.opener } != nil
+      // Queued after the pass, so it runs after it.
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        DispatchQueue.main.async { continuation.resume() }
+      }
+      let after = executor.lock.withLock { executor.state.opener } != nil
+      withExtendedLifetime(clock) {}
+      return (running, executor.heldOpener != nil, after)
+    }.value
+    #expect(openerWhileRunning, "the opener's job was not counted while it ran")
+    #expect(!isHeld, "an opener on the main queue needs no status read")
+    #expect(!openerAfter, "the opener's job was still counted after it ended")
+  }
+}
