@@ -49,7 +49,9 @@ private func check(_ texts: [String], against fragments: [String], sourceLocatio
 
 /// Lets other tasks run until `condition` holds: a wait on a state, not on time or a count of
 /// yields. Reports an issue (in XCTest and Swift Testing alike) instead of hanging if the state
-/// is never reached.
+/// is not reached within a minute of real time, a bound that only a hang reaches: a count of
+/// yields ran out in about a second on a loaded machine while the work it waited for, on a
+/// starved thread, was still on its way.
 public func waitUntil(
   _ condition: () -> Bool,
   fileID: StaticString = #fileID,
@@ -57,13 +59,16 @@ public func waitUntil(
   line: UInt = #line,
   column: UInt = #column
 ) async {
-  for _ in 0..<1_000_000 {
-    if condition() { return }
+  let giveUpAt = DispatchTime.now() + .seconds(60)
+  while !condition() {
+    guard DispatchTime.now() < giveUpAt else {
+      reportIssue(
+        "The awaited state was not reached within a minute.",
+        fileID: fileID, filePath: filePath, line: line, column: column)
+      return
+    }
     await Task.yield()
   }
-  reportIssue(
-    "The awaited state was never reached.",
-    fileID: fileID, filePath: filePath, line: line, column: column)
 }
 
 /// A list that any thread may append to.
