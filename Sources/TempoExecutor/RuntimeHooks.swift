@@ -259,57 +259,31 @@ enum RuntimeHooks {
   }
 
   /// Offers a job to the open executors it may belong to, most specific first, and answers the
-  /// first that `takes` it: the one the current task's scope carries, the one whose job the
-  /// thread is running, the one that has met the current task, the one that has met the job's
-  /// own task, and last (for work of a plain GCD block on the main queue, which has no context
-  /// at all) the tests that asked for such blocks. All but the first and the fourth are asked
-  /// only if they admit the job's task (``TestExecutor/admits(task:)``): a task older than the
-  /// executor that it has never met is not its work because one of its tasks woke it. (An
-  /// executor may have closed meanwhile; it refuses the job then, and the next is asked.)
-  ///
-  /// The tests that asked for main-queue blocks are asked only about a task that no open
-  /// executor has met. A task that one has met is that test's: if its executor refuses the job
-  /// (the task is waiting for the test's work to go quiet, resumed from the main queue when the
-  /// test's last main-actor job finished), the job goes where it was going. Taken by another
-  /// test, the task and all the work it starts would be that test's, and its own test's advance
-  /// would not wait for them.
+  /// first that `takes` it (see ``Routing`` for the order and its reasons). An executor may
+  /// have closed meanwhile; it refuses the job then, and the next is asked.
   static func firstCandidate(
     forJob job: UnsafeRawPointer?, _ takes: (TestExecutor) -> Bool
   ) -> TestExecutor? {
-    // The scope the current task carries comes first: a task inside `withTestExecutor` belongs
-    // to that scope even while it runs a job that an executor of its own clock counted.
-    let scoped = TestExecutor.current
-    if let scoped, takes(scoped) { return scoped }
-    // Known by where it is enqueued from: an older task must be the executor's already.
     let taskJob = job.flatMap { JobIdentity.isTask($0) ? $0 : nil }
-    func admits(_ executor: TestExecutor) -> Bool {
-      taskJob.map(executor.admits(task:)) ?? true
-    }
+    let scoped = TestExecutor.current
     let running = RunningJob.executor
-    if let running, running !== scoped, admits(running), takes(running) { return running }
     // The runtime lets go of a task before it enqueues what the task leaves for (an actor's
     // processing job); the thread still runs the task's job then.
     let current = TestExecutor.currentTaskPointer ?? RunningJob.current.task
-    let (byCurrent, byJob) = lock.withLock {
-      (current.flatMap { member(of: $0) }, taskJob.flatMap { member(of: $0) })
-    }
-    if let byCurrent, byCurrent !== running, admits(byCurrent), takes(byCurrent) {
-      return byCurrent
-    }
-    if let byJob {
-      // A known task is its test's, and no one else's: refused there (it is waiting for its
-      // work to go quiet), it goes where it was going.
-      if byJob !== byCurrent, byJob !== running, takes(byJob) { return byJob }
-      return nil
-    }
-    if running == nil, scoped == nil, current == nil, isOnMainQueue {
-      let open = lock.withLock { Array(state.open.values) }
-      for executor in open
-      where executor.includesMainQueueBlocks && admits(executor) && takes(executor) {
-        return executor
-      }
-    }
-    return nil
+    let route = Routing(
+      scoped: scoped, running: running, isTask: taskJob != nil,
+      isPlainMainQueueBlock: running == nil && scoped == nil && current == nil && isOnMainQueue)
+    return route.firstTaker(
+      members: {
+        lock.withLock {
+          (current.flatMap { member(of: $0) }, taskJob.flatMap { member(of: $0) })
+        }
+      },
+      mainQueueBlockTakers: {
+        lock.withLock { Array(state.open.values) }.filter { $0.includesMainQueueBlocks }
+      },
+      admits: { executor in taskJob.map(executor.admits(task:)) ?? true },
+      takes: takes)
   }
 
   /// The open executor that has met the current task, if any.
