@@ -53,22 +53,39 @@ struct ExecutorQueue<Job> {
   /// Work outside the test's sight that the test said is in flight (`withOutsideWork`): time
   /// does not move by itself, and no hang is reported, while it is.
   private(set) var outsideWork = 0
-  /// The task a clock opened the executor for, while the job it was running then may still
-  /// run: that job came to no executor, yet it is the test's work, and may start more (the
-  /// second child of two `async let`s, after the first has slept). It is known to have ended
+  /// The task a clock opened the executor for, while the job it was running then, or where that
+  /// job led it without coming here, may still run: that job came to no executor, yet it is
+  /// the test's work, and may start more (the second child of two `async let`s, after the
+  /// first has slept), or leave for an actor whose job no executor takes (a job of the default
+  /// main executor gives the hooks no task to go by). It is known to have ended
   /// (``openerSuspended()``) when a job of the task arrives here, when the task begins to wait
-  /// for quiet itself, when a pass through the main queue queued after it has run (a job on
-  /// the main queue), or when the task's status has read as suspended for
-  /// ``openerConfirmation`` (``openerRead(runnable:at:)``, a job elsewhere).
+  /// for quiet itself, or when its status reads as suspended (``openerRead(runnable:at:)``,
+  /// trusted as ``OpenerReads`` says).
   private(set) var opener: UnsafeRawPointer?
-  /// Whether the opener's job runs on the main queue, where a pass tells when it has ended and
-  /// its status is not read.
-  private var isOpenerOnMainQueue = false
+  /// How far a read of the opener's status is trusted.
+  private var openerReads = OpenerReads.trusted
   /// Whether someone looks at the opener's status until it suspends.
   private var isOpenerWatched = false
   /// When the opener's status first read as suspended with no read since saying otherwise, in
   /// nanoseconds of uptime.
   private var openerSuspendedSince: UInt64?
+
+  /// How far a read of the opener's status is trusted. A task marks itself suspended before it
+  /// publishes itself as waiting (on a task's result, a continuation, a group), and marks
+  /// itself running again, and goes on in the same job, if what it waits for has completed in
+  /// between: one read of "suspended" may be that window, stretched by the thread being
+  /// preempted in it.
+  enum OpenerReads: Equatable {
+    /// The opener's job runs on the main queue, and the pass through the queue queued as the
+    /// executor opened has not run: that job is still running, whatever a read says.
+    case ignoredUntilMainQueuePass
+    /// Only reads that say "suspended" for ``openerConfirmation`` end the job: the opener's
+    /// job runs elsewhere, and nothing else tells when it ends.
+    case confirmed
+    /// One read that says "suspended" ends it: the job the executor opened in is over, and a
+    /// read only follows where it led (an actor no executor took).
+    case trusted
+  }
   /// Tasks waiting for quiet: their own jobs never run here while they wait. (Usually one.)
   private var drivers: [UnsafeRawPointer] = []
 
@@ -251,38 +268,50 @@ struct ExecutorQueue<Job> {
   // MARK: The opener's job
 
   /// How long the opener's status must read as suspended, at every look, before its job is
-  /// taken to have ended: 5 ms.
-  ///
-  /// A task marks itself suspended before it publishes itself as waiting (on a task's result,
-  /// a continuation, a group), and marks itself running again, and goes on in the same job,
-  /// if what it waits for has completed in between: one read of "suspended" may be that
-  /// window, stretched by the thread being preempted in it. Reads that agree over 5 ms make
-  /// that unlikely; they are not proof (see TimeThatMovesItself.md).
+  /// taken to have ended, where reads are ``OpenerReads/confirmed``: 5 ms. Reads that agree
+  /// over 5 ms make a preempted window unlikely; they are not proof (see
+  /// TimeThatMovesItself.md).
   static var openerConfirmation: UInt64 { 5_000_000 }
 
   /// The executor was opened for `task`, a task running a job that came to no executor, on
   /// the main queue if `onMainQueue`.
   mutating func openerIsRunning(_ task: UnsafeRawPointer, onMainQueue: Bool = false) {
     opener = task
-    isOpenerOnMainQueue = onMainQueue
+    openerReads = onMainQueue ? .ignoredUntilMainQueuePass : .confirmed
     openerSuspendedSince = nil
   }
 
+  /// The pass through the main queue queued as the executor opened has run: the opener's job
+  /// there has ended, and a read of its status is trusted from now on. Returns the opener to
+  /// watch, if someone waits for quiet.
+  mutating func mainQueuePassRan() -> UnsafeRawPointer? {
+    guard openerReads == .ignoredUntilMainQueuePass else { return nil }
+    openerReads = .trusted
+    return openerToWatch()
+  }
+
   /// The opener's status was read at `now` (nanoseconds of uptime): `runnable` (running or
-  /// queued) or not. Returns the waiters released once it has read as suspended for
-  /// ``openerConfirmation``. Reads are ignored for an opener on the main queue.
+  /// queued) or not. Returns the waiters released if that ends the opener's job (see
+  /// ``OpenerReads``).
   mutating func openerRead(runnable: Bool, at now: UInt64) -> [Release] {
-    guard opener != nil, !isOpenerOnMainQueue else { return [] }
-    guard !runnable else {
-      openerSuspendedSince = nil
+    guard opener != nil else { return [] }
+    switch openerReads {
+    case .ignoredUntilMainQueuePass:
       return []
+    case .trusted:
+      return runnable ? [] : openerSuspended()
+    case .confirmed:
+      guard !runnable else {
+        openerSuspendedSince = nil
+        return []
+      }
+      guard let since = openerSuspendedSince else {
+        openerSuspendedSince = now
+        return []
+      }
+      guard now &- since >= Self.openerConfirmation else { return [] }
+      return openerSuspended()
     }
-    guard let since = openerSuspendedSince else {
-      openerSuspendedSince = now
-      return []
-    }
-    guard now &- since >= Self.openerConfirmation else { return [] }
-    return openerSuspended()
   }
 
   /// The opener's job has ended; returns the waiters that releases.
@@ -295,11 +324,11 @@ struct ExecutorQueue<Job> {
   }
 
   /// The opener to watch until it suspends, if someone waits for quiet and nobody watches it
-  /// yet (nobody does for an opener on the main queue).
+  /// yet (nobody does before the main-queue pass of an opener there).
   mutating func openerToWatch() -> UnsafeRawPointer? {
-    guard let opener, !isOpenerOnMainQueue, !isOpenerWatched, !waiters.isEmpty else {
-      return nil
-    }
+    guard let opener, openerReads != .ignoredUntilMainQueuePass, !isOpenerWatched,
+      !waiters.isEmpty
+    else { return nil }
     isOpenerWatched = true
     return opener
   }

@@ -117,9 +117,9 @@ extension TestExecutor {
   // MARK: The opener's job
 
   /// If the job the opener was running when a clock opened the executor for it may still run
-  /// (see ``ExecutorQueue/opener``), looks at the opener's status: once it has read as
-  /// suspended long enough (``ExecutorQueue/openerConfirmation``), that job has ended, and its
-  /// next job comes here.
+  /// (see ``ExecutorQueue/opener``), looks at the opener's status: once it reads as suspended
+  /// (as often as ``ExecutorQueue/OpenerReads`` asks), that job has ended, and its next job
+  /// comes here.
   func lookWhetherOpenerSuspended() {
     // The task is kept alive, so its status can be read at any time; once the job has ended
     // (however that became known), a read changes nothing.
@@ -127,6 +127,14 @@ extension TestExecutor {
     let runnable = tempo_task_is_runnable(heldOpener)
     let now = DispatchTime.now().uptimeNanoseconds
     resume(lock.withLock { state.openerRead(runnable: runnable, at: now) })
+  }
+
+  /// The pass through the main queue queued as the executor opened for an opener there has
+  /// run: the opener's job has ended, and its status now says where it went from there.
+  func mainQueuePassRan() {
+    let watch = lock.withLock { state.mainQueuePassRan() }
+    lookWhetherOpenerSuspended()
+    if watch != nil { watchOpener(since: .now(), every: 20) }
   }
 
   /// Looks at the opener's status on a system thread, `microseconds` from now and then at

@@ -108,21 +108,19 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
     let isOpener =
       Self.currentTaskPointer == root.address && RunningJob.executor == nil
       && tempo_task_is_runnable(root.address)
-    // On the main queue, a pass through it tells when the job has ended; elsewhere the task's
-    // status is read, so the task is kept alive.
+    // On the main queue, a pass through it tells when the job has ended (see
+    // `ExecutorQueue.OpenerReads`).
     let onMainQueue = isOpener && RuntimeHooks.isOnMainQueue
-    if isOpener, !onMainQueue { tempo_task_retain(root.address) }
+    if isOpener { tempo_task_retain(root.address) }
     self.init(
       root: root, opener: isOpener ? root.address : nil, openerOnMainQueue: onMainQueue)
     RuntimeHooks.note(root, memberOf: self)
-    if onMainQueue {
-      // Runs once the main queue has finished the job it runs now: the opener's.
-      DispatchQueue.main.async { self.resume(self.lock.withLock { self.state.openerSuspended() }) }
-    }
+    // Runs once the main queue has finished the job it runs now: the opener's.
+    if onMainQueue { DispatchQueue.main.async { self.mainQueuePassRan() } }
   }
 
-  /// Opens the executor of `root`'s test; `opener` is `root` if it is running a job that came
-  /// to no executor (retained by the caller unless that job runs on the main queue).
+  /// Opens the executor of `root`'s test; `opener`, retained by the caller, is `root` if it is
+  /// running a job that came to no executor.
   private init(
     root: TaskRef?, opener: UnsafeRawPointer?, openerOnMainQueue: Bool = false,
     includingMainQueueBlocks: Bool = false, scope: SourceLocation? = nil,
@@ -133,8 +131,7 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
     self.scope = scope
     self.reportInScope = reportInScope
     outer = root.flatMap(RuntimeHooks.executorThatMet)
-    self.opener = opener
-    heldOpener = openerOnMainQueue ? nil : opener
+    heldOpener = opener
     if let opener { state.openerIsRunning(opener, onMainQueue: openerOnMainQueue) }
     RuntimeHooks.open(self)
   }
@@ -143,12 +140,8 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
     if let heldOpener { tempo_task_release(heldOpener) }
   }
 
-  /// The opening task, if it was running a job that came to no executor (see
-  /// ``init(forClockOf:)``). Compared, never read: the task may have ended.
-  let opener: UnsafeRawPointer?
-
-  /// The opener, kept alive while the executor is, if its job does not run on the main queue
-  /// (see ``init(forClockOf:)``).
+  /// The opening task, kept alive while the executor is, if it was running a job that came to
+  /// no executor (see ``init(forClockOf:)``).
   // Invariant: retained in `init(forClockOf:)`, released in `deinit`; read only for its status.
   let heldOpener: UnsafeRawPointer?
 

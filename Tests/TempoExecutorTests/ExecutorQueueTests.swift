@@ -267,9 +267,10 @@ import Testing
     #expect(answer == true)
   }
 
-  /// An opener on the main queue is known to have ended by a pass through the queue: its
-  /// status is never read, and nobody watches it.
-  @Test func anOpenerOnTheMainQueueIsNotReadOrWatched() async {
+  /// An opener on the main queue: until the pass through the queue has run, its job is still
+  /// running whatever a read says, and nobody watches it; after, one read of "suspended" ends
+  /// it, and one running says it went on elsewhere (an actor whose job no executor took).
+  @Test func anOpenersReadsOnTheMainQueueCountOnlyAfterThePass() async {
     var queue = ExecutorQueue<Int>()
     queue.openerIsRunning(opener, onMainQueue: true)
     let answer = await withUnsafeContinuation { continuation in
@@ -278,11 +279,17 @@ import Testing
       #expect(queue.openerRead(runnable: false, at: 0).isEmpty)
       #expect(queue.openerRead(runnable: false, at: .max).isEmpty)
       #expect(queue.opener == opener)
-      let released = queue.openerSuspended()
+      // The pass: someone waits, so the opener is to be watched now.
+      #expect(queue.mainQueuePassRan() == opener)
+      #expect(queue.mainQueuePassRan() == nil)
+      #expect(queue.openerRead(runnable: true, at: 0).isEmpty)
+      #expect(queue.opener == opener)
+      let released = queue.openerRead(runnable: false, at: 0)
       #expect(released.count == 1)
       for waiter in released { waiter.continuation.resume(returning: waiter.quiet) }
     }
     #expect(answer == true)
+    #expect(queue.opener == nil)
   }
 
   /// The opener that waits for quiet itself (it advances) is no longer the test's work; a
