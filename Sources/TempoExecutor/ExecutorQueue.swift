@@ -108,6 +108,7 @@ struct ExecutorQueue<Job> {
   mutating func enqueue(
     _ job: Job, task: UnsafeRawPointer
   ) -> (accepted: Bool, wake: Wake) {
+    defer { checkInvariants() }
     guard !isClosed, !drivers.contains(task) else { return (false, .none) }
     if task == opener { opener = nil }
     jobs.append(job)
@@ -123,6 +124,7 @@ struct ExecutorQueue<Job> {
 
   /// A main-actor job of this test was sent to the main queue (see ``MainExecutor``).
   mutating func mainJobQueued(task: UnsafeRawPointer) -> Bool {
+    defer { checkInvariants() }
     guard !isClosed, !drivers.contains(task) else { return false }
     if task == opener { opener = nil }
     mainJobs += 1
@@ -132,6 +134,8 @@ struct ExecutorQueue<Job> {
 
   /// A main-actor job of this test has run; returns the waiters it releases.
   mutating func mainJobFinished() -> [Release] {
+    defer { checkInvariants() }
+    precondition(mainJobs > 0, "a main-actor job finished that was never counted")
     mainJobs -= 1
     jobsRun += 1
     return releasedWaiters()
@@ -139,12 +143,14 @@ struct ExecutorQueue<Job> {
 
   /// `count` jobs of tasks the executor adopts are on their way outside it.
   mutating func addOutsideJobs(_ count: Int) {
+    defer { checkInvariants() }
     outsideJobs += count
   }
 
   /// A job of `task`, adopted, left for outside the executor: counted (true) unless closed or
   /// the task is waiting for quiet.
   mutating func outsideJobLeft(task: UnsafeRawPointer) -> Bool {
+    defer { checkInvariants() }
     guard !isClosed, !drivers.contains(task) else { return false }
     outsideJobs += 1
     return true
@@ -153,6 +159,7 @@ struct ExecutorQueue<Job> {
   /// A job counted by ``addOutsideJobs(_:)`` or ``outsideJobLeft(task:)`` has run; returns the
   /// waiters it releases.
   mutating func outsideJobFinished() -> [Release] {
+    defer { checkInvariants() }
     precondition(outsideJobs > 0, "an outside job finished that was never counted")
     outsideJobs -= 1
     jobsRun += 1
@@ -160,13 +167,20 @@ struct ExecutorQueue<Job> {
   }
 
   /// The task of a main-actor job that is running now starts driving: it no longer counts as
-  /// this test's main-actor work, since the work must go quiet while it waits.
-  mutating func uncountRunningMainJob() { mainJobs -= 1 }
+  /// this test's main-actor work, since the work must go quiet while it waits. Returns the
+  /// waiters that releases (an auto-advance driver waiting for that job).
+  mutating func uncountRunningMainJob() -> [Release] {
+    defer { checkInvariants() }
+    precondition(mainJobs > 0, "a main-actor job was uncounted that was never counted")
+    mainJobs -= 1
+    return releasedWaiters()
+  }
 
   // MARK: Running jobs
 
   /// The next job for a driver's thread: queued first, no other job running, budget left.
   mutating func takeForDriver(giveUpAt: Int) -> Job? {
+    defer { checkInvariants() }
     guard !isRunningJob, head < jobs.count, jobsRun < giveUpAt else { return nil }
     return takeFirst()
   }
@@ -174,6 +188,7 @@ struct ExecutorQueue<Job> {
   /// The next job for a pump, or nil, which ends the pump: someone else is running a job (and
   /// will look at the queue when it finishes), or nothing is queued.
   mutating func takeForPump() -> Job? {
+    defer { checkInvariants() }
     guard !isRunningJob, head < jobs.count else {
       isPumpScheduled = false
       return nil
@@ -188,6 +203,7 @@ struct ExecutorQueue<Job> {
   mutating func finishJob(
     byPump: Bool
   ) -> (released: [Release], wake: Wake) {
+    defer { checkInvariants() }
     let released = finishRunning()
     // A pump carries on by itself; after a driver's job, make sure someone runs the rest.
     return (released, byPump ? .none : wakeIfNeeded())
@@ -198,6 +214,7 @@ struct ExecutorQueue<Job> {
   mutating func finishJobAndTakeForDriver(
     giveUpAt: Int
   ) -> (released: [Release], wake: Wake, next: Job?) {
+    defer { checkInvariants() }
     let released = finishRunning()
     let next = takeForDriver(giveUpAt: giveUpAt)
     return (released, wakeIfNeeded(), next)
@@ -207,12 +224,14 @@ struct ExecutorQueue<Job> {
   mutating func finishJobAndTakeForPump() -> (
     released: [Release], next: Job?
   ) {
+    defer { checkInvariants() }
     let released = finishRunning()
     return (released, takeForPump())
   }
 
   /// The running job is done: counts it, and returns the waiters that releases.
   private mutating func finishRunning() -> [Release] {
+    precondition(isRunningJob, "a job finished that was not running")
     isRunningJob = false
     jobsRun += 1
     return releasedWaiters()
@@ -230,6 +249,8 @@ struct ExecutorQueue<Job> {
 
   /// A driver stops running the queue; whatever is left goes to a pump.
   mutating func endDraining() -> Wake {
+    defer { checkInvariants() }
+    precondition(drainers > 0, "a driver stopped draining that never began")
     drainers -= 1
     return wakeIfNeeded()
   }
@@ -237,6 +258,7 @@ struct ExecutorQueue<Job> {
   /// `task` begins to wait for quiet; returns the waiters that releases (the opener waiting
   /// for its own work: its job is no longer the test's work).
   mutating func beginDriving(_ task: UnsafeRawPointer) -> [Release] {
+    defer { checkInvariants() }
     if !drivers.contains(task) { drivers.append(task) }
     guard task == opener else { return [] }
     return openerSuspended()
@@ -258,6 +280,7 @@ struct ExecutorQueue<Job> {
 
   /// Registers a waiter unless the answer is known now, which it returns instead.
   mutating func wait(_ waiter: Waiter) -> Bool? {
+    defer { checkInvariants() }
     let answer = quietAnswer(
       giveUpAt: waiter.giveUpAt, respectingOutsideWork: waiter.respectsOutsideWork)
     if let answer { return answer }
@@ -316,6 +339,7 @@ struct ExecutorQueue<Job> {
 
   /// The opener's job has ended; returns the waiters that releases.
   mutating func openerSuspended() -> [Release] {
+    defer { checkInvariants() }
     guard opener != nil else { return [] }
     opener = nil
     isOpenerWatched = false
@@ -340,6 +364,7 @@ struct ExecutorQueue<Job> {
 
   /// That work is over: a waiter that respected it may be released.
   mutating func endOutsideWork() -> [Release] {
+    defer { checkInvariants() }
     precondition(outsideWork > 0, "outside work ended more often than it began")
     outsideWork -= 1
     return releasedWaiters()
@@ -356,6 +381,8 @@ struct ExecutorQueue<Job> {
   /// A holder lets go; the last one closes the executor, at once, so that no one can take a
   /// lease on it any more. Returns what closing needs started, or nil if it stays open.
   mutating func releaseLease() -> Wake? {
+    defer { checkInvariants() }
+    precondition(leases > 0, "a lease was released that was never taken")
     leases -= 1
     guard leases == 0, !isClosed else { return nil }
     return close()
@@ -363,8 +390,28 @@ struct ExecutorQueue<Job> {
 
   /// The executor takes no more jobs; those queued still run.
   mutating func close() -> Wake {
+    defer { checkInvariants() }
     isClosed = true
     return wakeIfNeeded()
+  }
+
+  // MARK: Invariants
+
+  /// Checks, in debug builds, what must hold after every event: no count below zero, and a job
+  /// queued only while someone will run it (a job running, whose end looks at the queue; a
+  /// pump scheduled; or a driver draining, backed by its backstop).
+  func checkInvariants() {
+    #if DEBUG
+      precondition(head <= jobs.count, "the queue's head is past its end")
+      precondition(mainJobs >= 0 && outsideJobs >= 0, "a job count is below zero")
+      precondition(outsideWork >= 0 && drainers >= 0 && leases >= 0, "a count is below zero")
+      precondition(
+        head == jobs.count || isRunningJob || isPumpScheduled || drainers > 0,
+        "a job is queued with nobody to run it")
+      precondition(
+        !isQuiet || waiters.allSatisfy { $0.respectsOutsideWork && outsideWork > 0 },
+        "a waiter is left waiting though the test is quiet")
+    #endif
   }
 
   // MARK: Private

@@ -85,8 +85,8 @@ extension TestExecutor {
   private func beginDriving(_ task: UnsafeRawPointer) {
     let uncount = MainExecutor.stopCountingRunningJob(of: task, for: self)
     let released = lock.withLock {
-      if uncount { state.uncountRunningMainJob() }
-      return state.beginDriving(task)
+      let uncounted = uncount ? state.uncountRunningMainJob() : []
+      return uncounted + state.beginDriving(task)
     }
     resume(released)
   }

@@ -402,15 +402,3 @@ func nanoseconds(_ duration: Duration) -> Int {
   Int(duration.components.seconds) * 1_000_000_000
     + Int(duration.components.attoseconds / 1_000_000_000)
 }
-
-/// A small deterministic generator, so a seed always makes the same program.
-struct SplitMix: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}

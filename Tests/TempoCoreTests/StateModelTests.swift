@@ -1,4 +1,5 @@
 import Foundation
+import TempoTestHelpers
 import Testing
 
 @testable import TempoCore

@@ -1,3 +1,4 @@
+import TempoTestHelpers
 import Testing
 
 @testable import TempoExecutor
@@ -306,5 +307,97 @@ import Testing
     #expect(answer == true)
     let none = queue.beginDriving(other)
     #expect(none.isEmpty)
+  }
+}
+
+/// The state machine driven by seeded random programs of the events the executor sends it — jobs
+/// queued and run by pumps and draining drivers, main-actor jobs queued and finished — against
+/// a model of what it must do: run the queue first in, first out, one job at a time, count
+/// every job run, and be quiet exactly when nothing is queued, running or on the main queue.
+/// The state machine checks its own invariants after every event (in debug builds), among them
+/// that a queued job always has someone to run it.
+@Suite struct ExecutorQueueModelTests {
+  struct Model {
+    var queued: [Int] = []
+    var running: Int?
+    var mainJobs = 0
+    var jobsRun = 0
+    var isQuiet: Bool { queued.isEmpty && running == nil && mainJobs == 0 }
+  }
+
+  /// Who holds the running job, so that it is finished by the same hand.
+  enum Runner { case pump, driver }
+
+  @Test(arguments: 0..<40 as Range<UInt64>)
+  func randomProgramsFollowTheModel(seed: UInt64) {
+    var random = SplitMix(state: seed)
+    var queue = ExecutorQueue<Int>()
+    var model = Model()
+    let task = UnsafeRawPointer(bitPattern: 0x1000)!
+    var nextJob = 0
+    var pumps = 0  // scheduled pumps not yet started
+    var activePump = false
+    var runner: Runner?
+    var drainers = 0
+    func apply(_ wake: ExecutorQueue<Int>.Wake) {
+      if wake == .pump { pumps += 1 }
+    }
+    func took(_ job: Int?, by who: Runner) {
+      guard let job else { return }
+      #expect(job == model.queued.first, "seed \(seed): took \(job), not the first queued")
+      model.queued.removeFirst()
+      model.running = job
+      runner = who
+    }
+    func finished() {
+      model.running = nil
+      model.jobsRun += 1
+      runner = nil
+    }
+    for _ in 0..<2_000 {
+      switch random.next() % 9 {
+      case 0, 1:
+        let (accepted, wake) = queue.enqueue(nextJob, task: task)
+        #expect(accepted)
+        model.queued.append(nextJob)
+        nextJob += 1
+        apply(wake)
+      case 2 where pumps > 0 && !activePump:
+        // A scheduled pump starts.
+        pumps -= 1
+        let job = queue.takeForPump()
+        activePump = job != nil
+        took(job, by: .pump)
+      case 3 where runner == .pump:
+        finished()
+        let (_, next) = queue.finishJobAndTakeForPump()
+        activePump = next != nil
+        took(next, by: .pump)
+      case 4:
+        queue.beginDraining()
+        drainers += 1
+        if runner == nil { took(queue.takeForDriver(giveUpAt: .max), by: .driver) }
+      case 5 where runner == .driver:
+        finished()
+        let (_, wake, next) = queue.finishJobAndTakeForDriver(giveUpAt: .max)
+        apply(wake)
+        took(next, by: .driver)
+      case 6 where drainers > 0 && runner != .driver:
+        drainers -= 1
+        apply(queue.endDraining())
+      case 7:
+        let counted = queue.mainJobQueued(task: task)
+        #expect(counted)
+        model.mainJobs += 1
+      case 8 where model.mainJobs > 0:
+        _ = queue.mainJobFinished()
+        model.mainJobs -= 1
+        model.jobsRun += 1
+      default:
+        continue
+      }
+      #expect(queue.isQuiet == model.isQuiet, "seed \(seed)")
+      #expect(queue.jobsRun == model.jobsRun, "seed \(seed)")
+    }
   }
 }
