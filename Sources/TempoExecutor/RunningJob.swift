@@ -68,6 +68,15 @@ package enum JobIdentity {
     return flags & 0xFF == 0
   }
 
+  /// Whether `task`, a task, is an `async let` child (job flag bit 28): the runtime places such
+  /// a task in its parent's memory, so it ends with its binding's scope however often it has
+  /// been retained. Tempo never keeps one alive to read its status.
+  package static func isAsyncLetChild(_ task: UnsafeRawPointer) -> Bool {
+    let flags = task.load(
+      fromByteOffset: 4 * MemoryLayout<UnsafeRawPointer>.size, as: UInt32.self)
+    return flags & (1 << 28) != 0
+  }
+
   /// The low 32 bits of a task's ID: the word after the flags in the job header, which the
   /// runtime fills from a counter when it creates the task. A task that reuses the memory of an
   /// ended one has the same address and another ID.

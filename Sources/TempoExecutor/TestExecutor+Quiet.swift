@@ -58,14 +58,14 @@ extension TestExecutor {
     guard let task = Self.currentTaskPointer else { return }
     lock.withLock { state.endDriving(task) }
     RuntimeHooks.note(TaskRef(task), memberOf: self)
+    // Already running one of this executor's jobs: here already.
+    guard isOpen, RunningJob.executor !== self else { return }
     // `Task.yield()` may return without leaving the thread, and so may a continuation
     // resumed before the task has finished suspending; a switch to a task executor always
-    // enqueues on it.
-    // The runtime holds a preference unowned: the executor is kept alive for as long as the
-    // preference stands (see "Lifetimes" in TestExecutor.swift).
-    guard isOpen else { return }
-    defer { withExtendedLifetime(self) {} }
-    await withTaskExecutorPreference(self) {}
+    // enqueues on it. The preference is a stand-in that lives as long as the process, which
+    // sends the task's job here, where the task is now a member (see "Lifetimes" in
+    // TestExecutor.swift).
+    await withTaskExecutorPreference(TestExecutorStandIn.rejoining) {}
   }
 
   /// Runs `action`, an action of a clock or scheduler that is advancing, then on the same
@@ -143,7 +143,10 @@ extension TestExecutor {
   /// taken to have suspended then: time may move while it runs, as it would have without the
   /// look.
   private func watchOpener(since start: DispatchTime, every microseconds: Int) {
+    // Weakly: an executor that has gone away has no opener left to watch.
     DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(microseconds)) {
+      [weak self] in
+      guard let self else { return }
       self.lookWhetherOpenerSuspended()
       let isWatched = self.lock.withLock { self.state.opener != nil }
       guard isWatched else { return }

@@ -32,16 +32,17 @@ import TempoRuntimeABI
 ///
 /// ## Lifetimes
 ///
-/// The runtime holds an executor unowned wherever it keeps one: as the task executor of a job
-/// running on it, and as a task's executor preference. So the executor is reachable by the
-/// runtime only while someone who owns it is there too:
-/// - a job runs with this executor as its task executor only inside ``run(_:)``, called by a pump
-///   (its closure owns the executor) or by a driver (whose caller owns it);
-/// - a preference stands only inside ``rejoin()``, which keeps the executor alive until the
-///   preference is popped;
-/// - a job that arrives after closing is never run inside the runtime's enqueue: it goes to a
-///   system thread with no task executor (a job run there would keep running the test's code
-///   with an executor nothing owns);
+/// The runtime holds a task executor unowned wherever it keeps one: as the task executor of a
+/// job it runs, as a task's executor preference, and as the preference a child task inherits
+/// from its parent, for the child's whole life. So the runtime is never shown a test executor:
+/// jobs run with a stand-in as their task executor, and a task goes back to its executor with
+/// another stand-in as its preference (``TestExecutorStandIn``); both live as long as the
+/// process and send what reaches them to the test executor it belongs to, if still open, and
+/// otherwise to a system thread with no task executor. (Shown the executor itself, the runtime
+/// once called a test executor's `enqueue` as its last owner let go of it: AddressSanitizer
+/// caught the executor freed in the middle of taking the job.) Beside that:
+/// - a job runs here only inside ``run(_:)``, called by a pump (its closure owns the executor)
+///   or by a driver (whose caller owns it);
 /// - nothing reads a job after handing it on (to the queue, a pump or another executor): a job
 ///   that has run may be freed, and so may a task that has ended. What routing needs of a job
 ///   (its kind, its task's ID) is read before.
@@ -51,7 +52,7 @@ import TempoRuntimeABI
 /// task's first job is known to have ended (``init(forClockOf:)``), and releases it when it
 /// goes away.
 @available(TempoTestExecutor 1.0, *)
-package final class TestExecutor: TaskExecutor, @unchecked Sendable {
+package final class TestExecutor: @unchecked Sendable {
   // Invariant: `lock` guards `state` and `bodyHasEnded`. Jobs are run, waiters resumed and
   // pumps started only after unlocking; `state` lets at most one job run at a time.
   let lock = Lock()
@@ -104,10 +105,13 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
   /// test is not quiet until it ends (see ``ExecutorQueue/opener``). The task is kept alive
   /// until the executor goes away, so that its status can be read.
   convenience init(forClockOf root: TaskRef) {
-    // The status is read only where it reads as expected: running, for the running task.
+    // The status is read only where it reads as expected: running, for the running task; and
+    // only of a task that a retain keeps: an `async let` child's memory is its parent's, and
+    // freed with its binding's scope (a release after that would hit whatever was put there
+    // next; AddressSanitizer caught one landing on a TestExecutor).
     let isOpener =
       Self.currentTaskPointer == root.address && RunningJob.executor == nil
-      && tempo_task_is_runnable(root.address)
+      && !JobIdentity.isAsyncLetChild(root.address) && tempo_task_is_runnable(root.address)
     // On the main queue, a pass through it tells when the job has ended (see
     // `ExecutorQueue.OpenerReads`).
     let onMainQueue = isOpener && RuntimeHooks.isOnMainQueue
@@ -116,7 +120,7 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
       root: root, opener: isOpener ? root.address : nil, openerOnMainQueue: onMainQueue)
     RuntimeHooks.note(root, memberOf: self)
     // Runs once the main queue has finished the job it runs now: the opener's.
-    if onMainQueue { DispatchQueue.main.async { self.mainQueuePassRan() } }
+    if onMainQueue { DispatchQueue.main.async { [weak self] in self?.mainQueuePassRan() } }
   }
 
   /// Opens the executor of `root`'s test; `opener`, retained by the caller, is `root` if it is
@@ -234,18 +238,6 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
     resume(released)
   }
 
-  /// Jobs of tasks that prefer this executor (`withTaskExecutorPreference`) are queued too.
-  package func enqueue(_ job: consuming ExecutorJob) {
-    let job = UnownedJob(job)
-    if !accept(job) {
-      // Closed: nothing will run it here any more, so it runs where unpreferred jobs run, on
-      // another thread and with no task executor. (Run here, inside the runtime's enqueue and
-      // with this executor as its task executor, it would go on running the test's code with
-      // an executor that nothing keeps alive.)
-      TaskLineage.runOnSystemThread(job)
-    }
-  }
-
   /// `count` jobs of the tasks this executor adopts are on their way outside it
   /// (``TaskLineage``).
   func addOutsideJobs(_ count: Int) {
@@ -323,13 +315,14 @@ package final class TestExecutor: TaskExecutor, @unchecked Sendable {
     }
   }
 
-  /// Runs `job` with this executor as its task executor. (Run on the runtime's generic executor
-  /// instead, a job would skip the switch its next nonisolated call makes here, but
-  /// `Task.yield()` would then enqueue on the platform's global executor directly, unseen.)
+  /// Runs `job` with a task executor, which sends what the job enqueues there back here
+  /// (``TestExecutorStandIn/running``). (Run on the runtime's generic executor instead, a job
+  /// would skip the switch its next nonisolated call makes here, but `Task.yield()` would then
+  /// enqueue on the platform's global executor directly, unseen.)
   private func run(_ job: UnownedJob) {
     let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
     RunningJob.running(self, task: JobIdentity.isTask(task) ? task : nil) {
-      job.runSynchronously(on: asUnownedTaskExecutor())
+      job.runSynchronously(on: TestExecutorStandIn.running.asUnownedTaskExecutor())
     }
   }
 

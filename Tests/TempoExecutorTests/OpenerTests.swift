@@ -30,4 +30,32 @@ import Testing
     #expect(whileRunning, "the opener's job was not counted while it ran")
     #expect(!afterPass, "the opener was still counted after its job ended and it suspended")
   }
+
+  /// An `async let` child lives in its parent's memory, which its binding's scope frees however
+  /// often the child was retained: a clock made in one holds no opener, and so never retains
+  /// it (a late release would land on whatever the memory holds next).
+  @Test func aClockMadeInAnAsyncLetChildKeepsNoOpener() async {
+    async let child = isAsyncLetChildNow()
+    async let heldNothing: Bool = {
+      let clock = TestClock()
+      defer { withExtendedLifetime(clock) {} }
+      return TestExecutor.ofCurrentTask.map { $0.heldOpener == nil } ?? false
+    }()
+    let inGroup = await withTaskGroup(of: Bool.self) { group in
+      group.addTask { isAsyncLetChildNow() }
+      return await group.next() ?? true
+    }
+    let unstructured = await Task { isAsyncLetChildNow() }.value
+    #expect(await child)
+    #expect(!inGroup && !unstructured && !isAsyncLetChildNow())
+    #expect(await heldNothing, "an async let child was kept to read its status")
+  }
+}
+
+/// Whether the current task is an `async let` child, read from its job flags.
+private func isAsyncLetChildNow() -> Bool {
+  withUnsafeCurrentTask { task in
+    task.map { JobIdentity.isAsyncLetChild(unsafeBitCast($0, to: UnsafeRawPointer.self)) }
+      ?? false
+  }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 import TempoRuntimeABI
 import Testing
@@ -92,10 +93,16 @@ extension TaskStatusTests {
   }
 }
 
-/// An actor that one task holds, spinning, until the test lets it go.
+/// An actor that one task holds, spinning, until the test lets it go. It runs on a queue of its
+/// own, whose thread is not one of the system pool's: spinning there, it cannot starve the
+/// tasks that would let it go (on two cores, a spinning pool thread beside another test's
+/// busy one left none for them, and the suite hung).
 private actor Gate {
   private nonisolated let held = Flag()
   private nonisolated let released = Flag()
+  private nonisolated let executor = QueueExecutor()
+
+  nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
   func hold() {
     held.set()
@@ -109,6 +116,16 @@ private actor Gate {
   }
 
   nonisolated func release() { released.set() }
+}
+
+/// A serial executor on a dispatch queue of its own.
+private final class QueueExecutor: SerialExecutor {
+  private let queue = DispatchQueue(label: "TaskStatusTests.Gate")
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    queue.async { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
+  }
 }
 
 private final class Flag: Sendable {
