@@ -1,3 +1,4 @@
+import TempoRuntimeABI
 @_spi(TempoInternals) import TempoSupport
 
 // What the hang watch (TempoCore's `HangWatch`) asks of a test: whose a sleep is, whether the
@@ -9,11 +10,12 @@
 package enum SleeperRole: Sendable {
   /// A sleep of the task that runs the body of a `withTestExecutor` scope or `.testExecutor`
   /// test, while the body runs: the report points at the scope.
-  ///
-  /// Other tasks of the scope are not watched yet: a task whose work the executor does not see
-  /// (seen once in Tempo's own suite, under load, and not explained yet) would make a test that
-  /// is busy look quiet, and a sleep it waits for look like a hang.
   case scoped(TestExecutor)
+  /// A sleep of another task of a scope (a `Task {}` or child task the body started), while
+  /// the body runs. It holds the test up only while the body's own task waits too: neither
+  /// running nor queued (``TestActivity/testTaskIsWaiting``), so that a body busy with work
+  /// the executor cannot see never makes the test look blocked. The report points at the scope.
+  case scopeMember(TestExecutor)
   /// A sleep of the test's own task (the task a clock opened its executor for, or, before any
   /// executor, a task the test runner started from a thread): while it sleeps the test cannot
   /// end. The executor, if the task has one, tells whether the rest of the test is quiet.
@@ -22,8 +24,17 @@ package enum SleeperRole: Sendable {
   /// The executor that tells whether the test is quiet, if any.
   package var executor: TestExecutor? {
     switch self {
-    case .scoped(let executor): executor
+    case .scoped(let executor), .scopeMember(let executor): executor
     case .testTask(let executor): executor
+    }
+  }
+
+  /// The executor of the scope whose sleep this is, if it is a scope's: the report points at
+  /// the scope.
+  package var scopeExecutor: TestExecutor? {
+    switch self {
+    case .scoped(let executor), .scopeMember(let executor): executor
+    case .testTask: nil
     }
   }
 }
@@ -39,12 +50,20 @@ package struct TestActivity: Equatable, Sendable {
   package var waitsOnOutsideWork: Bool
   /// The executor is open, and the body of its scope (if it has one) still runs.
   package var isRunningTest: Bool
+  /// The task that runs the body of the executor's scope is suspended, waiting: neither running
+  /// nor queued. Without a scope, or once its body has ended, true: only a scope's body is
+  /// known to be alive, and so read.
+  package var testTaskIsWaiting: Bool
 
-  package init(accepted: Int, isQuiet: Bool, waitsOnOutsideWork: Bool, isRunningTest: Bool) {
+  package init(
+    accepted: Int, isQuiet: Bool, waitsOnOutsideWork: Bool, isRunningTest: Bool,
+    testTaskIsWaiting: Bool = true
+  ) {
     self.accepted = accepted
     self.isQuiet = isQuiet
     self.waitsOnOutsideWork = waitsOnOutsideWork
     self.isRunningTest = isRunningTest
+    self.testTaskIsWaiting = testTaskIsWaiting
   }
 }
 
@@ -59,8 +78,8 @@ extension TestExecutor {
   package static func roleOfCurrentSleeper() -> SleeperRole? {
     guard let task = currentTaskPointer else { return nil }
     if let scoped = current, scoped.scope != nil {
-      guard scoped.root == TaskRef(task), scoped.activity.isRunningTest else { return nil }
-      return .scoped(scoped)
+      guard scoped.activity.isRunningTest else { return nil }
+      return scoped.root == TaskRef(task) ? .scoped(scoped) : .scopeMember(scoped)
     }
     if let executor = RuntimeHooks.executorForCurrentContext() {
       return executor.root == TaskRef(task) ? .testTask(executor) : nil
@@ -72,10 +91,17 @@ extension TestExecutor {
   package var activity: TestActivity {
     lookWhetherOpenerSuspended()
     return lock.withLock {
-      TestActivity(
+      let isRunningTest = !state.isClosed && !bodyHasEnded
+      // The body's task is alive while its body runs: it ends the body (`bodyEnded()`, which
+      // takes this lock) before it can end, so its status is read under the lock.
+      let testTaskIsWaiting =
+        if isRunningTest, scope != nil, let root { !tempo_task_is_runnable(root.address) } else {
+          true
+        }
+      return TestActivity(
         accepted: state.accepted, isQuiet: state.isQuiet && !state.hasDrivers,
-        waitsOnOutsideWork: state.outsideWork > 0,
-        isRunningTest: !state.isClosed && !bodyHasEnded)
+        waitsOnOutsideWork: state.outsideWork > 0, isRunningTest: isRunningTest,
+        testTaskIsWaiting: testTaskIsWaiting)
     }
   }
 

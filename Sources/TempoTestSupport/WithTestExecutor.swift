@@ -118,6 +118,11 @@ func withTestScope<Result>(
   let result = try await TestExecutor.$current.withValue(executor) {
     // The body's end, thrown or returned: its sleepers no longer hold the test up.
     defer { executor.bodyEnded() }
+    // The body runs on the executor from its first job. Left where the test runner started
+    // it, on the runtime's generic executor, a `Task.yield()` of the body would go to the
+    // system's queue unseen, and a body that only yields (a loop waiting for a state) would
+    // look quiet while it waits for a thread.
+    await executor.rejoin()
     return try await TaskCensus.$token.withValue(census.makeToken()) { try await operation() }
   }
   guard leftoverWork != .ignore else {

@@ -13,13 +13,14 @@ import Testing
 
   func seen(
     progress: UInt64 = 0, accepted: Int = 0, quiet: Bool = true, outside: Bool = false,
-    running: Bool = true, pending: Bool = true, executor: Bool = true
+    running: Bool = true, bodyWaits: Bool = true, pending: Bool = true, executor: Bool = true
   ) -> HangObservation {
     HangObservation(
       progress: progress,
       activity: executor
         ? TestActivity(
-          accepted: accepted, isQuiet: quiet, waitsOnOutsideWork: outside, isRunningTest: running)
+          accepted: accepted, isQuiet: quiet, waitsOnOutsideWork: outside, isRunningTest: running,
+          testTaskIsWaiting: bodyWaits)
         : nil,
       isPending: pending)
   }
@@ -53,8 +54,13 @@ import Testing
     }
   }
 
+  /// Busy: a job queued or running, or the scope's body running (or queued to run) work the
+  /// executor may not see.
   @Test func aTestThatIsBusyWaitsOnOutsideWorkOrHasEndedIsNeverReported() {
-    for notHeldUp in [seen(quiet: false), seen(outside: true), seen(running: false)] {
+    let cases = [
+      seen(quiet: false), seen(bodyWaits: false), seen(outside: true), seen(running: false),
+    ]
+    for notHeldUp in cases {
       var state = HangWatchState<String>(looksToFire: 4)
       state.add(key, "sleep", group: test, first: notHeldUp)
       #expect(look(&state, notHeldUp, looks: 20) == nil)

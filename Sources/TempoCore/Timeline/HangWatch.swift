@@ -23,6 +23,7 @@ package struct HangObservation: Equatable, Sendable {
     guard isPending else { return false }
     guard let activity else { return true }
     return activity.isRunningTest && activity.isQuiet && !activity.waitsOnOutsideWork
+      && activity.testTaskIsWaiting
   }
 }
 
@@ -109,8 +110,8 @@ package struct HangWatchState<Payload> {
 /// hold a test up while nothing moves.
 ///
 /// A sleep is watched when it can hold its test up for good (``SleeperRole``): a sleep of the
-/// test's own task. A
-/// thread of its own looks every ``period`` of real time (a clock nothing fakes). A sleep
+/// test's own task, or of another task of a scope while the scope's body waits. A thread of
+/// its own looks every ``period`` of real time (a clock nothing fakes). A sleep
 /// that is still pending, in a test whose work is quiet and that waits on no outside work,
 /// while neither its clock nor the test's jobs moved, for ``looksToFire`` looks in a row
 /// (about a second), is reported: one issue per test, naming each such sleep, its due time and
@@ -221,7 +222,7 @@ package final class HangWatch: @unchecked Sendable {
           Duration.nanoseconds(Int64(periodNanoseconds) * Int64(looksToFire))),
         noun: sleeps.allSatisfy(\.onScheduler) ? "scheduler" : "clock"),
       location: location(of: sleeps[0]))
-    if case .scoped(let executor) = sleeps[0].role { report.reportInScope = executor.reportInScope }
+    report.reportInScope = sleeps[0].role.scopeExecutor?.reportInScope
     for (index, sleep) in sleeps.enumerated() {
       sleep.sleeper.endBlockedOnTime(index == 0 ? report : nil)
     }
@@ -229,7 +230,7 @@ package final class HangWatch: @unchecked Sendable {
 
   /// Where the report points: the scope's line, else the clock's (if known).
   private func location(of sleep: Watched) -> SourceLocation? {
-    if case .scoped(let executor) = sleep.role, let scope = executor.scope { return scope }
+    if let scope = sleep.role.scopeExecutor?.scope { return scope }
     return sleep.clock.isCallerUnknown || sleep.clock.factory != nil ? nil : sleep.clock
   }
 }
