@@ -27,7 +27,7 @@ public final class TestPublisher<Output, Failure: Error>: Publisher, @unchecked 
   // released, only after unlocking.
   private let lock = Lock()
   private let test: MarbleTest
-  private let script: [Recorded<Output, Failure>]
+  private let script: PublisherScript<Output, Failure>
   private let isHot: Bool
   private var records: [SubscriptionRecord] = []
   private var dropped = 0
@@ -42,9 +42,9 @@ public final class TestPublisher<Output, Failure: Error>: Publisher, @unchecked 
   ) {
     self.test = test
     self.isHot = hot
-    let checked = Self.check(script, hot: hot, source: source)
+    let checked = PublisherScript(checking: script, hot: hot, source: source)
     for problem in checked.problems { location.report(problem) }
-    self.script = checked.script
+    self.script = checked
     self.markedSubscription = checked.marker
     if hot {
       if let marker = checked.marker { test.markSubscription(at: marker, by: source) }
@@ -82,28 +82,24 @@ public final class TestPublisher<Output, Failure: Error>: Publisher, @unchecked 
   /// the events before now are in the past).
   private func schedule(from start: Int, to conduit: Conduit?) {
     let now = test.currentTick
-    for record in script {
+    for (tick, event) in script.events {
       if let conduit {
-        test.at(start + record.tick) { self.deliver(record.event, to: conduit) }
-      } else if record.tick >= now {
-        test.at(record.tick) { [weak self] in
+        test.at(start + tick) { self.deliver(event, to: conduit) }
+      } else if tick >= now {
+        test.at(tick) { [weak self] in
           guard let self else { return }
-          for target in self.lock.withLock({ self.live }) { self.deliver(record.event, to: target) }
+          for target in self.lock.withLock({ self.live }) { self.deliver(event, to: target) }
         }
       }
     }
   }
 
-  private func deliver(_ event: Recorded<Output, Failure>.Event, to conduit: Conduit) {
+  private func deliver(_ event: PublisherScript<Output, Failure>.Event, to conduit: Conduit) {
     switch event {
     case .value(let value):
       if !conduit.send(value) { lock.withLock { dropped += 1 } }
-    case .finished:
-      conduit.complete(.finished)
-    case .failed(let error):
-      conduit.complete(.failure(error))
-    case .subscribed, .requested, .cancelled:
-      break
+    case .completion(let completion):
+      conduit.complete(completion)
     }
   }
 
@@ -178,95 +174,5 @@ public final class TestPublisher<Output, Failure: Error>: Publisher, @unchecked 
         return (subscriber, owner)
       }
     }
-  }
-}
-
-extension TestPublisher {
-  /// A script checked: what it plays, the subscription it marks, and what is wrong with it.
-  fileprivate static func check(
-    _ script: [Recorded<Output, Failure>], hot: Bool, source: String
-  ) -> (script: [Recorded<Output, Failure>], marker: Int?, problems: [String]) {
-    var played: [Recorded<Output, Failure>] = []
-    var marker: Int?
-    var problems: [String] = []
-    var completion: Recorded<Output, Failure>?
-    let source = source.capitalizedFirst
-    for record in script {
-      if record.tick < 0 {
-        problems.append("\(source) has \(record), at a tick before 0; it is left out.")
-        continue
-      }
-      switch record.event {
-      case .requested, .cancelled:
-        problems.append(
-          "\(source) has \(record), which only a subscriber does; it is left out.")
-        continue
-      case .subscribed:
-        if !hot {
-          problems.append(
-            "\(source) marks a subscription, but a cold publisher's ticks count from each "
-              + "subscription; the mark is ignored.")
-        } else if let marker {
-          problems.append(
-            "\(source) marks a second subscription, at tick \(record.tick); the first, at tick "
-              + "\(marker), counts.")
-        } else {
-          marker = record.tick
-        }
-        continue
-      case .value, .finished, .failed:
-        break
-      }
-      if let completion {
-        problems.append(
-          "\(source) has \(record) after its completion (\(completion)); it is never delivered.")
-        continue
-      }
-      if let last = played.last, record.tick < last.tick {
-        problems.append(
-          "\(source) has \(record) after \(last): list events in tick order; it plays at its "
-            + "tick.")
-      }
-      if case .value = record.event {} else { completion = record }
-      played.append(record)
-    }
-    let ordered = played.enumerated().sorted {
-      ($0.element.tick, $0.offset) < ($1.element.tick, $1.offset)
-    }
-    return (ordered.map(\.element), marker, problems)
-  }
-
-  /// The script of `diagram`, whose characters stand for `values` and whose `#` fails with
-  /// `error`.
-  static func script(
-    of diagram: String, values: [Character: Output], error: Failure?, location: CallSite
-  ) -> [Recorded<Output, Failure>] {
-    let marbles = Marbles(diagram)
-    if let problem = marbles.problem {
-      location.report("The marble diagram \"\(diagram)\" is malformed: \(problem).")
-    }
-    var script: [Recorded<Output, Failure>] = []
-    for (tick, symbol) in marbles.events {
-      switch symbol {
-      case .value(let character):
-        if let value = values[character] {
-          script.append(.value(tick, value))
-        } else {
-          location.report(
-            "The marble diagram \"\(diagram)\" uses '\(character)', which has no value.")
-        }
-      case .finished:
-        script.append(.finished(tick))
-      case .failed:
-        if let error {
-          script.append(.failed(tick, error))
-        } else {
-          location.report("The marble diagram \"\(diagram)\" fails ('#') but no error was given.")
-        }
-      case .subscribed:
-        script.append(.subscribed(tick))
-      }
-    }
-    return script
   }
 }
