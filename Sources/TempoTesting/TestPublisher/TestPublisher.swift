@@ -29,8 +29,8 @@ public final class TestPublisher<Output, Failure: Error>: Publisher, @unchecked 
   private let lock = Lock()
   private var machine = TestPublisherStateMachine<ScriptedSubscription<Output, Failure>>()
   private let test: MarbleTest
-  private let script: PublisherScript<Output, Failure>
-  private let isHot: Bool
+  /// Hot or cold: when the script is scheduled, and for whom.
+  private let playback: any ScriptPlayback<Output, Failure>
 
   /// The tick a hot script marks for the subscription (`^` or `.subscribed(tick)`), if any.
   public let markedSubscription: Int?
@@ -39,16 +39,19 @@ public final class TestPublisher<Output, Failure: Error>: Publisher, @unchecked 
     test: MarbleTest, script: [Recorded<Output, Failure>], hot: Bool, source: String,
     location: CallSite
   ) {
-    self.test = test
-    self.isHot = hot
     let checked = PublisherScript(checking: script, hot: hot, source: source)
     for problem in checked.problems { location.report(problem) }
-    self.script = checked
+    self.test = test
     self.markedSubscription = checked.marker
-    if hot {
-      if let marker = checked.marker { test.markSubscription(at: marker, by: source) }
-      schedule(from: 0, to: nil)
-    }
+    self.playback =
+      if hot {
+        HotPlayback(test: test, events: checked.events)
+      } else {
+        ColdPlayback(test: test, events: checked.events)
+      }
+    // Only a hot script has a mark.
+    if let marker = checked.marker { test.markSubscription(at: marker, by: source) }
+    playback.start(self)
   }
 
   /// When each subscriber subscribed and cancelled, in ticks.
@@ -70,29 +73,17 @@ public final class TestPublisher<Output, Failure: Error>: Publisher, @unchecked 
     let tick = test.currentTick
     lock.withLock { machine.subscribe(subscription, at: tick) }
     subscriber.receive(subscription: subscription)
-    if !isHot { schedule(from: tick, to: subscription) }
+    playback.play(to: subscription, of: self)
   }
 
-  /// Schedules the script's events from tick `start`, for one subscription (cold; the events
-  /// keep the publisher alive, as a subscription keeps its upstream) or for all (hot, from now
-  /// on: the events before now are in the past).
-  private func schedule(from start: Int, to subscription: ScriptedSubscription<Output, Failure>?) {
-    let now = test.currentTick
-    for (tick, event) in script.events {
-      if let subscription {
-        test.at(start + tick) { self.deliver(event, to: subscription) }
-      } else if tick >= now {
-        test.at(tick) { [weak self] in
-          guard let self else { return }
-          for target in self.lock.withLock({ self.machine.openSubscriptions }) {
-            self.deliver(event, to: target)
-          }
-        }
-      }
-    }
+  /// Plays `event` to every subscription open now, in the order they came.
+  func broadcast(_ event: PublisherScript<Output, Failure>.Event) {
+    let open = lock.withLock { machine.openSubscriptions }
+    for subscription in open { deliver(event, to: subscription) }
   }
 
-  private func deliver(
+  /// Plays `event` to `subscription`, counting a value it did not ask for as dropped.
+  func deliver(
     _ event: PublisherScript<Output, Failure>.Event,
     to subscription: ScriptedSubscription<Output, Failure>
   ) {
