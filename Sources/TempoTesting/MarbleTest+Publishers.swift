@@ -142,8 +142,8 @@ extension MarbleTest {
     _ diagram: String, values: [Character: Output], error: Failure?, hot: Bool,
     location: CallSite
   ) -> TestPublisher<Output, Failure> {
-    let script = TestPublisher<Output, Failure>.script(
-      of: diagram, values: values, error: error, location: location)
+    let script = PublisherScript<Output, Failure>.recorded(
+      from: diagram, values: values, error: error, location: location)
     return TestPublisher(
       test: self, script: script, hot: hot, source: "the marble diagram \"\(diagram)\"",
       location: location)
