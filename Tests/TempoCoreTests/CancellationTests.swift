@@ -128,7 +128,7 @@ import Testing
     // A million entries on keyed pending work, every other one belonging to a cancelled handle:
     // compacting drops exactly those, and the rest come out in (date, sequence) order.
     let count = 1_000_000
-    let work = KeyedPendingWork<Int>(now: 0)
+    let work = KeyedPendingWork<Int>()
     let live = TimelineHandle(repeats: false) {}
     let cancelled = TimelineHandle(repeats: false) {}
     cancelled.action = nil

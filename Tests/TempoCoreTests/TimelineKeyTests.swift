@@ -55,7 +55,7 @@ import Testing
   }
 
   @Test func aKeyedDateTypeGetsKeyedWork() {
-    #expect(PendingWork<Int>.make(now: 0) is KeyedPendingWork<Int>)
-    #expect(PendingWork<String>.make(now: "") is OrderedPendingWork<String>)
+    #expect(makePendingWork(for: Int.self) is KeyedPendingWork<Int>)
+    #expect(makePendingWork(for: String.self) is OrderedPendingWork<String>)
   }
 }

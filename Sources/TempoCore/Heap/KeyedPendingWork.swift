@@ -1,24 +1,24 @@
 /// Pending work on a heap of ``TimelineKey``s: see ``PendingWork``.
-final class KeyedPendingWork<Time: TimelineKeyed>: PendingWork<Time> {
+final class KeyedPendingWork<Time: TimelineKeyed>: PendingWork {
   // Unchecked: only the owning timeline touches it, under its lock (see `PendingWork`).
   @exclusivity(unchecked) private var heap = BinaryHeap<KeyedEntry>()
 
-  override var count: Int { heap.count }
-  override func forEachJob(_ body: (TimelineJob) -> Void) { heap.storage.forEach { body($0.job) } }
+  var count: Int { heap.count }
+  func forEachJob(_ body: (TimelineJob) -> Void) { heap.storage.forEach { body($0.job) } }
 
-  override func insert(_ job: TimelineJob, at date: Time, sequence: UInt64) {
+  func insert(_ job: TimelineJob, at date: Time, sequence: UInt64) {
     heap.insert(KeyedEntry(key: date.timelineKey, sequence: sequence, job: job))
   }
 
-  override func first() -> (date: Time, sequence: UInt64)? {
+  func first() -> (date: Time, sequence: UInt64)? {
     heap.min.map { (Time(timelineKey: $0.key), $0.sequence) }
   }
 
-  override func bound(through target: Time) -> DueBound {
+  func bound(through target: Time) -> DueBound {
     return DueBound(key: target.timelineKey)
   }
 
-  override func removeFirst(
+  func removeFirst(
     dueBy bound: DueBound, date: inout Time
   ) -> (job: TimelineJob, sequence: UInt64)? {
     // Only the key is read before the entry is removed: an optional entry left over to destroy
@@ -30,11 +30,11 @@ final class KeyedPendingWork<Time: TimelineKeyed>: PendingWork<Time> {
     return (first.job, first.sequence)
   }
 
-  override func removeCancelled() { heap.removeCancelled() }
-  override func removeCancelledFirst() -> Int { heap.removeCancelledFirst() }
+  func removeCancelled() { heap.removeCancelled() }
+  func removeCancelledFirst() -> Int { heap.removeCancelledFirst() }
 
-  override func copy() -> PendingWork<Time> {
-    let copy = KeyedPendingWork(now: now)
+  func copy() -> KeyedPendingWork<Time> {
+    let copy = KeyedPendingWork()
     copy.heap = heap
     return copy
   }

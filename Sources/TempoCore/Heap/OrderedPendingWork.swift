@@ -1,5 +1,5 @@
 /// Pending work on a heap of the dates themselves: see ``PendingWork``.
-final class OrderedPendingWork<Time: Comparable>: PendingWork<Time> {
+final class OrderedPendingWork<Time: Comparable>: PendingWork {
   // Unchecked: only the owning timeline touches it, under its lock (see `PendingWork`).
   @exclusivity(unchecked) private var heap = BinaryHeap<Entry>()
 
@@ -17,22 +17,22 @@ final class OrderedPendingWork<Time: Comparable>: PendingWork<Time> {
     }
   }
 
-  override var count: Int { heap.count }
-  override func forEachJob(_ body: (TimelineJob) -> Void) { heap.storage.forEach { body($0.job) } }
+  var count: Int { heap.count }
+  func forEachJob(_ body: (TimelineJob) -> Void) { heap.storage.forEach { body($0.job) } }
 
-  override func insert(_ job: TimelineJob, at date: Time, sequence: UInt64) {
+  func insert(_ job: TimelineJob, at date: Time, sequence: UInt64) {
     heap.insert(Entry(date: date, sequence: sequence, job: job))
   }
 
-  override func first() -> (date: Time, sequence: UInt64)? {
+  func first() -> (date: Time, sequence: UInt64)? {
     heap.min.map { ($0.date, $0.sequence) }
   }
 
-  override func bound(through target: Time) -> DueBound {
+  func bound(through target: Time) -> DueBound {
     return DueBound(date: DateBox(target))
   }
 
-  override func removeFirst(
+  func removeFirst(
     dueBy bound: DueBound, date: inout Time
   ) -> (job: TimelineJob, sequence: UInt64)? {
     guard let first = heap.min else { return nil }
@@ -45,11 +45,11 @@ final class OrderedPendingWork<Time: Comparable>: PendingWork<Time> {
     return (first.job, first.sequence)
   }
 
-  override func removeCancelled() { heap.removeCancelled() }
-  override func removeCancelledFirst() -> Int { heap.removeCancelledFirst() }
+  func removeCancelled() { heap.removeCancelled() }
+  func removeCancelledFirst() -> Int { heap.removeCancelledFirst() }
 
-  override func copy() -> PendingWork<Time> {
-    let copy = OrderedPendingWork(now: now)
+  func copy() -> OrderedPendingWork<Time> {
+    let copy = OrderedPendingWork()
     copy.heap = heap
     return copy
   }

@@ -1,80 +1,67 @@
 /// A timeline's pending work, ordered by (date, scheduling sequence).
 ///
-/// Two kinds exist: ``KeyedPendingWork`` for date types that convert exactly to a
+/// Two kinds conform: ``KeyedPendingWork`` for date types that convert exactly to a
 /// ``TimelineKey`` (Dispatch and `Date`-based scheduler times, clock instants measured in
 /// `Duration`), which keeps a heap of integer keys in code compiled for that one entry type, and
 /// ``OrderedPendingWork`` for any other `Comparable` date, which compares the dates themselves
-/// through their generic witnesses. The timeline uses whichever ``make(now:)`` picks, always
-/// under its own lock.
-class PendingWork<Time: Comparable> {
-  /// The owning timeline's current time (see ``TimelineState/now``). It is kept here, in the
-  /// class, rather than in ``TimelineState``: a struct with a field of a generic type has no
-  /// fixed layout, and unspecialized code then looks up the struct's metadata (a few hundred
-  /// instructions) on every access to any of its fields. A class finds its fields through the
-  /// instance's own metadata.
-  @exclusivity(unchecked) final var now: Time
-
-  init(now: Time) {
-    self.now = now
-  }
-
-  /// The pending work for `Time`, starting at `now`: keyed if `Time` can be keyed, ordered by
-  /// its dates otherwise.
-  static func make(now: Time) -> PendingWork<Time> {
-    if let keyed = Time.self as? any TimelineKeyed.Type {
-      return keyedWork(keyed, now: now)
-    }
-    return OrderedPendingWork<Time>(now: now)
-  }
-
-  private static func keyedWork<Keyed: TimelineKeyed>(
-    _: Keyed.Type, now: Time
-  ) -> PendingWork<Time> {
-    // `Keyed` is `Time`: the casts cannot fail.
-    KeyedPendingWork<Keyed>(now: now as! Keyed) as! PendingWork<Time>
-  }
+/// through their generic witnesses. The timeline keeps whichever ``makePendingWork(for:)``
+/// picks, as an `any PendingWork<Time>`, and uses it always under its own lock; the timeline's
+/// `now` is not kept here (see ``TimelineState``).
+protocol PendingWork<Time>: AnyObject {
+  associatedtype Time: Comparable
 
   /// How many entries are pending, cancelled ones included.
-  var count: Int { fatalError("abstract") }
+  var count: Int { get }
 
   /// Calls `body` with every pending job, in no particular order, without collecting them.
-  func forEachJob(_ body: (TimelineJob) -> Void) { fatalError("abstract") }
+  func forEachJob(_ body: (TimelineJob) -> Void)
 
   /// Adds `job` at `date`.
   ///
   /// - Complexity: O(log n)
-  func insert(_ job: TimelineJob, at date: Time, sequence: UInt64) { fatalError("abstract") }
+  func insert(_ job: TimelineJob, at date: Time, sequence: UInt64)
 
   /// The date and sequence number of the first entry, if any.
   ///
   /// - Complexity: O(1)
-  func first() -> (date: Time, sequence: UInt64)? { fatalError("abstract") }
+  func first() -> (date: Time, sequence: UInt64)?
 
   /// The bound of a drive through `target`, for ``removeFirst(dueBy:date:)`` (``DueBound/everything``
   /// for a drive through everything). Reads no state, so it needs no lock.
-  func bound(through target: Time) -> DueBound { fatalError("abstract") }
+  func bound(through target: Time) -> DueBound
 
   /// Removes the first entry if it is due by `bound`, writing its date to `date`.
   ///
   /// - Complexity: O(log n)
-  func removeFirst(
-    dueBy bound: DueBound, date: inout Time
-  ) -> (job: TimelineJob, sequence: UInt64)? {
-    fatalError("abstract")
-  }
+  func removeFirst(dueBy bound: DueBound, date: inout Time) -> (job: TimelineJob, sequence: UInt64)?
 
   /// Removes the entries whose job is cancelled.
   ///
   /// - Complexity: O(n)
-  func removeCancelled() { fatalError("abstract") }
+  func removeCancelled()
 
   /// Removes cancelled entries from the front until the first is live; answers how many.
   ///
   /// - Complexity: O(k log n) for k removed
-  func removeCancelledFirst() -> Int { fatalError("abstract") }
+  func removeCancelledFirst() -> Int
 
   /// An independent copy, for looking ahead without disturbing the original.
-  func copy() -> PendingWork<Time> { fatalError("abstract") }
+  func copy() -> Self
+}
+
+/// Empty pending work for `Time`: keyed if `Time` can be keyed, ordered by its dates otherwise.
+func makePendingWork<Time: Comparable>(for _: Time.Type) -> any PendingWork<Time> {
+  if let keyed = Time.self as? any TimelineKeyed.Type {
+    return keyedWork(keyed)
+  }
+  return OrderedPendingWork<Time>()
+}
+
+private func keyedWork<Keyed: TimelineKeyed, Time: Comparable>(
+  _: Keyed.Type
+) -> any PendingWork<Time> {
+  // `Keyed` is `Time`: the cast cannot fail.
+  KeyedPendingWork<Keyed>() as! any PendingWork<Time>
 }
 
 /// How far a drive takes pending work: through a date, or through all of it.

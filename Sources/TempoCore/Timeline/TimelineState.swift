@@ -9,12 +9,15 @@
 /// keeps its sequence and its k-th repeat is due at `start + k × interval` when the interval
 /// can be multiplied exactly.
 ///
-/// The pending work and `now` are kept by a reference (``PendingWork``), so a copy of this state
-/// shares them: the one owner keeps the one state. Every field of the struct itself has a fixed
-/// size whatever `Time` is, so that unspecialized code reaches them without looking up the
-/// struct's metadata (see ``PendingWork/now``). For the same reason its events are inlined
-/// into ``Timeline``: unspecialized code that calls a method of a generic struct looks up the
-/// struct's metadata to pass it, at every call.
+/// The pending work (``PendingWork``) and `now` (``CurrentTime``) are kept by references, so a
+/// copy of this state shares them: the one owner keeps the one state. Every field of the struct
+/// itself has a fixed size whatever `Time` is: a struct with a field of a generic type has no
+/// fixed layout, and unspecialized code then looks up the struct's metadata (a few hundred
+/// instructions) on every access to any of its fields. That is why `now`, a `Time`, is not a
+/// field here but in an object of its own, which finds its field through the instance's own
+/// metadata. For the same reason this state's events are inlined into ``Timeline``:
+/// unspecialized code that calls a method of a generic struct looks up the struct's metadata to
+/// pass it, at every call.
 struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic> {
   typealias Action = () -> Void
   typealias Handle = Timeline<Time, Interval>.Handle
@@ -24,8 +27,10 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   typealias Taken = TimelineTaken
 
   // Every field has a fixed size: see the type's documentation.
-  /// Pending entries, cancelled ones included, ordered by (date, sequence), and `now`.
-  let pending: PendingWork<Time>
+  /// Pending entries, cancelled ones included, ordered by (date, sequence).
+  let pending: any PendingWork<Time>
+  /// `now`, kept in an object rather than here: see the type's documentation.
+  private let current: CurrentTime<Time>
   private var nextSequence: UInt64 = 0
   /// Entries whose handle was cancelled; they are dropped when reached or when compacting.
   private(set) var cancelled = 0
@@ -42,7 +47,8 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   private var hasLookedUpGrid = false
 
   init(now: Time, sharedNow: Duration = .zero, advancedBy: @escaping (Time, Interval) -> Time) {
-    self.pending = PendingWork<Time>.make(now: now)
+    self.pending = makePendingWork(for: Time.self)
+    self.current = CurrentTime(now)
     self.sharedNow = sharedNow
     self.advancedBy = advancedBy
   }
@@ -62,7 +68,7 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
 
   /// The current virtual time.
   @inline(__always)
-  var now: Time { pending.now }
+  var now: Time { current.now }
 
   /// How many entries are waiting to run (cancelled ones excluded).
   ///
@@ -163,7 +169,7 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
           handle.action = nil
         }
       }
-      if now < date { pending.now = date }
+      if now < date { current.now = date }
       return Taken(action: action, stoppedRepeating: stopped)
     }
     return nil
@@ -194,13 +200,13 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   /// Ends an advance: `now` becomes `target` unless it is already later.
   @inline(__always)
   mutating func finish(at target: Time) {
-    if now < target { pending.now = target }
+    if now < target { current.now = target }
   }
 
   /// Moves `now` to `date`, and the shared time of `now` to `shared`, unless they are later.
   @inline(__always)
   mutating func catchUp(to date: Time, shared: Duration) {
-    if now < date { pending.now = date }
+    if now < date { current.now = date }
     if sharedNow < shared { sharedNow = shared }
   }
 
@@ -272,5 +278,15 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
       }
     }
     return released
+  }
+}
+
+/// A timeline's current time, in an object of its own: see ``TimelineState``.
+final class CurrentTime<Time> {
+  // Unchecked: only the owning timeline touches it, under its lock.
+  @exclusivity(unchecked) var now: Time
+
+  init(_ now: Time) {
+    self.now = now
   }
 }
