@@ -167,7 +167,7 @@ extension TimelineDriving {
   package func drive(
     to target: Target, budget: RunBudget? = nil, at location: SourceLocation
   ) {
-    let meter = run(dueBy: dueBound(through: target), budget: budget, at: location)
+    let meter = perform(dueBy: dueBound(through: target), budget: budget, at: location)
     finishAdvance(at: target)
     if meter.isSpent { reportRunaway(meter, at: location) }
   }
@@ -179,7 +179,7 @@ extension TimelineDriving {
     through target: Target?, budget: RunBudget? = nil, at location: SourceLocation
   ) {
     if let target { return drive(to: target, budget: budget, at: location) }
-    let meter = run(dueBy: everythingDue, budget: budget, at: location)
+    let meter = perform(dueBy: everythingDue, budget: budget, at: location)
     if meter.isSpent { reportRunaway(meter, at: location) }
   }
 
@@ -190,7 +190,7 @@ extension TimelineDriving {
     to target: Target, budget: RunBudget? = nil, isolation: isolated (any Actor)? = #isolation,
     at location: SourceLocation
   ) async {
-    let meter = await run(dueBy: dueBound(through: target), budget: budget, at: location)
+    let meter = await perform(dueBy: dueBound(through: target), budget: budget, at: location)
     finishAdvance(at: target)
     if meter.isSpent { reportRunaway(meter, at: location) }
     await Settling.rejoin(scope: scope)
@@ -208,7 +208,7 @@ extension TimelineDriving {
       await drive(to: target, budget: budget, at: location)
       return false
     }
-    let meter = await run(dueBy: everythingDue, budget: budget, at: location)
+    let meter = await perform(dueBy: everythingDue, budget: budget, at: location)
     if meter.isSpent { reportRunaway(meter, at: location) }
     await Settling.rejoin(scope: scope)
     return meter.isSpent && pendingCount > 0
@@ -240,9 +240,10 @@ extension TimelineDriving {
     }
   }
 
-  /// The loop of a drive: takes and runs the actions due by `bound`, within `budget`.
-  private func run(dueBy bound: Bound, budget: RunBudget?, at location: SourceLocation) -> RunMeter
-  {
+  /// The loop of a drive: takes and performs the actions due by `bound`, within `budget`.
+  private func perform(
+    dueBy bound: Bound, budget: RunBudget?, at location: SourceLocation
+  ) -> RunMeter {
     var meter = RunMeter(budget: budget, pending: budget == nil ? 0 : pendingCount)
     // The loop written out rather than a helper that takes a closure: a closure call per step
     // costs more than the step's check.
@@ -251,12 +252,12 @@ extension TimelineDriving {
   }
 
   /// The async loop of a drive, settling before the first action and after each.
-  private func run(
+  private func perform(
     dueBy bound: Bound, budget: RunBudget?, isolation: isolated (any Actor)? = #isolation,
     at location: SourceLocation
   ) async -> RunMeter {
     var meter = RunMeter(budget: budget, pending: budget == nil ? 0 : pendingCount)
-    _ = await Settling.run(budget: .max, wakeUps: wakeUps, scope: scope, at: location) {
+    await Settling.perform(wakeUps: wakeUps, scope: scope, at: location) {
       meter.allowsStep() ? takeNext(dueBy: bound, at: location) : nil
     }
     return meter

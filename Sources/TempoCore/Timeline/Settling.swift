@@ -65,35 +65,31 @@ package enum Settling {
 }
 
 extension Settling {
-  /// The loop of every async drive: runs the actions `takeNext` gives, at most `budget` of them,
-  /// answers how much of the budget is left, and lets the work go quiet (see
-  /// ``settle(_:scope:at:)``) before the first action and after each. (The synchronous loop is
-  /// written out in the drive itself; see `Drive.swift`.)
-  package static func run(
-    budget: Int, wakeUps: WakeUps? = nil, scope: ImplicitScope? = nil,
+  /// The loop of every async drive: performs the actions `takeNext` gives until it gives none
+  /// (a drive's budget is its own: `takeNext` answers nil once it is spent), and lets the work
+  /// go quiet (see ``settle(_:scope:at:)``) before the first action and after each. (The
+  /// synchronous loop is written out in the drive itself; see `Drive.swift`.)
+  package static func perform(
+    wakeUps: WakeUps? = nil, scope: ImplicitScope? = nil,
     isolation: isolated (any Actor)? = #isolation, at location: SourceLocation,
     _ takeNext: () -> (() -> Void)?
-  ) async -> Int {
-    var remaining = budget
+  ) async {
     if #available(TempoTestExecutor 1.0, *),
       let executor = executor(scope, at: location)
     {
       // The jobs an action releases run right after it, on this thread.
       await executor.settle(at: location)
-      while remaining > 0, let action = takeNext() {
+      while let action = takeNext() {
         executor.runAndDrain(action)
-        remaining -= 1
         await executor.settleAgain(at: location)
       }
-      return remaining
+      return
     }
     await settleByProbes(wakeUps)
-    while remaining > 0, let action = takeNext() {
+    while let action = takeNext() {
       action()
-      remaining -= 1
       await settleByProbes(wakeUps)
     }
-    return remaining
   }
 
   /// Called when an async advance or check is done settling: on a test executor, the caller
