@@ -13,7 +13,8 @@ import Testing
 
   func seen(
     progress: UInt64 = 0, accepted: Int = 0, quiet: Bool = true, outside: Bool = false,
-    running: Bool = true, bodyWaits: Bool = true, pending: Bool = true, executor: Bool = true
+    running: Bool = true, bodyWaits: Bool = true, pending: Bool = true, executor: Bool = true,
+    driven: Bool = false
   ) -> HangObservation {
     HangObservation(
       progress: progress,
@@ -22,7 +23,7 @@ import Testing
           accepted: accepted, isQuiet: quiet, waitsOnOutsideWork: outside, isRunningTest: running,
           testTaskIsWaiting: bodyWaits)
         : nil,
-      isPending: pending)
+      isPending: pending, isAdvancedByItself: driven)
   }
 
   /// Records `observation` for `looks` looks; answers the number of the look that fired, if any.
@@ -54,11 +55,13 @@ import Testing
     }
   }
 
-  /// Busy: a job queued or running, or the scope's body running (or queued to run) work the
-  /// executor may not see.
+  /// Busy: a job queued or running, the scope's body running (or queued to run) work the
+  /// executor may not see, or an auto-advance driver between its steps (perhaps waiting for a
+  /// thread).
   @Test func aTestThatIsBusyWaitsOnOutsideWorkOrHasEndedIsNeverReported() {
     let cases = [
       seen(quiet: false), seen(bodyWaits: false), seen(outside: true), seen(running: false),
+      seen(driven: true),
     ]
     for notHeldUp in cases {
       var state = HangWatchState<String>(looksToFire: 4)

@@ -38,6 +38,10 @@ package class TimelineHandle: @unchecked Sendable {
   /// (see ``Timeline/Handle``, which overrides this); what the hang watch compares.
   var progressMark: UInt64 { 0 }
 
+  /// Whether the owning timeline's time moves by itself now: its auto-advance driver runs, and
+  /// will reach this action once the test is quiet (see ``Timeline/Handle``).
+  var isAdvancedByItself: Bool { false }
+
   /// "due at 5.0 seconds on TestClock created at FeatureTests.swift:12 (its time is 0.0
   /// seconds)": the pending action as the hang report writes it; nil once its timeline is gone.
   func describeSleep() -> String? { nil }

@@ -39,6 +39,9 @@ package final class AutoAdvance: @unchecked Sendable {
   /// Whether time moves by itself.
   package var isEnabled: Bool { lock.withLock { isOn } }
 
+  /// Whether a driver runs now: started, and not yet out of work.
+  var isDriverRunning: Bool { lock.withLock { isDriving } }
+
   /// Turns auto-advance on or off. The caller then tells ``workArrived()`` about the work
   /// already pending.
   func set(_ on: Bool) {

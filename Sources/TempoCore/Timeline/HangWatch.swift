@@ -10,17 +10,23 @@ package struct HangObservation: Equatable, Sendable {
   package var activity: TestActivity?
   /// Whether the sleep is still pending.
   package var isPending: Bool
+  /// Whether the sleep's time source moves by itself now (its auto-advance driver runs): the
+  /// driver reaches the sleep once the test is quiet, even if it waits for a thread meanwhile.
+  package var isAdvancedByItself: Bool
 
-  package init(progress: UInt64, activity: TestActivity?, isPending: Bool) {
+  package init(
+    progress: UInt64, activity: TestActivity?, isPending: Bool, isAdvancedByItself: Bool = false
+  ) {
     self.progress = progress
     self.activity = activity
     self.isPending = isPending
+    self.isAdvancedByItself = isAdvancedByItself
   }
 
-  /// Whether, as seen now, the sleep holds its test up: pending, its test still running, quiet
-  /// and not waiting on outside work.
+  /// Whether, as seen now, the sleep holds its test up: pending, its time source not moving by
+  /// itself, its test still running, quiet and not waiting on outside work.
   var holdsTestUp: Bool {
-    guard isPending else { return false }
+    guard isPending, !isAdvancedByItself else { return false }
     guard let activity else { return true }
     return activity.isRunningTest && activity.isQuiet && !activity.waitsOnOutsideWork
       && activity.testTaskIsWaiting
@@ -158,7 +164,7 @@ package final class HangWatch: @unchecked Sendable {
     func observe() -> HangObservation {
       HangObservation(
         progress: handle.progressMark, activity: role.executor?.activity,
-        isPending: sleeper.isPending)
+        isPending: sleeper.isPending, isAdvancedByItself: handle.isAdvancedByItself)
     }
   }
 

@@ -72,6 +72,13 @@ extension Timeline {
 
     override var progressMark: UInt64 { timeline?.progressMark ?? 0 }
 
+    override var isAdvancedByItself: Bool {
+      guard let timeline else { return false }
+      // The driver's state is read after unlocking: nothing is called under the lock.
+      let auto = timeline.lock.withLock { timeline.auto }
+      return auto?.isDriverRunning ?? false
+    }
+
     override func describeSleep() -> String? {
       guard let timeline else { return nil }
       let (due, now, creation) = timeline.lock.withLock {
