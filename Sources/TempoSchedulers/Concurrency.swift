@@ -55,9 +55,10 @@ extension Scheduler {
             ) { sleeper.resume() }
             sleeper.hold { cancellable.cancel() }
             // On a test scheduler (erased or not), a sleep nobody advances is reported.
-            if let scheduled = cancellable as? ScheduledOnTimeline {
-              sleeper.watchForHangs(
-                scheduled.handle, clock: scheduled.creation, onScheduler: true)
+            if let scheduled = cancellable as? ScheduledOnTimeline,
+              let creation = scheduled.creation
+            {
+              sleeper.watchForHangs(scheduled.handle, clock: creation, onScheduler: true)
             }
           } else {
             schedule(options: options) { sleeper.resume() }

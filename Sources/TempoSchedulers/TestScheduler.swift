@@ -390,8 +390,7 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     _ action: @escaping () -> Void
   ) -> any Cancellable {
     ScheduledOnTimeline(
-      handle: timeline.schedule(after: date, every: interval, at: creation, action),
-      creation: creation)
+      handle: timeline.schedule(after: date, every: interval, at: creation, action))
   }
 }
 

@@ -1,3 +1,5 @@
+package import TempoSupport
+
 /// Something a timeline runs: a one-shot closure, or a handle that can be cancelled and may
 /// repeat.
 enum TimelineJob {
@@ -45,4 +47,8 @@ package class TimelineHandle: @unchecked Sendable {
   /// "due at 5.0 seconds on TestClock created at FeatureTests.swift:12 (its time is 0.0
   /// seconds)": the pending action as the hang report writes it; nil once its timeline is gone.
   func describeSleep() -> String? { nil }
+
+  /// Where the owning timeline's clock or scheduler was made; nil once its timeline is gone
+  /// (see ``Timeline/Handle``, which overrides this).
+  package var creation: SourceLocation? { nil }
 }

@@ -1,4 +1,4 @@
-@_spi(TempoInternals) import TempoSupport
+@_spi(TempoInternals) package import TempoSupport
 
 extension Timeline {
   /// A pending action that can be cancelled.
@@ -79,6 +79,11 @@ extension Timeline {
       return auto?.isDriverRunning ?? false
     }
 
+    override package var creation: SourceLocation? {
+      guard let timeline else { return nil }
+      return timeline.lock.withLock { timeline.creation }
+    }
+
     override func describeSleep() -> String? {
       guard let timeline else { return nil }
       let (due, now, creation) = timeline.lock.withLock {
@@ -89,23 +94,30 @@ extension Timeline {
     }
   }
 
-  /// A cancelled action and the reference a cancellation released, kept until after unlocking.
-  /// A struct, not a tuple: passing a closure to the generic `withExtendedLifetime` as such
-  /// would re-wrap it in a thunk, one allocation per cancellation.
-  private struct ReleasedAction {
-    let action: Action?
-    let hold: AnyObject?
-  }
-
   /// Cancels `handle`, releasing its closure after unlocking.
   fileprivate func cancel(_ handle: Handle) {
     // `lock()` and `unlock()` rather than `withLock`: returning the closure from the generic
     // `withLock` would re-wrap it in a thunk, one allocation per cancellation.
     lock.lock()
-    let action = state.cancel(handle)
-    let released = ReleasedAction(action: action, hold: action == nil ? nil : updateHold())
+    guard let action = state.cancel(handle) else {
+      // Cancelled before, or already run: nothing to release (a `Cancellable` that cancels
+      // again when released, as `AnyCancellable` does, comes here every time).
+      lock.unlock()
+      return
+    }
+    let released = ReleasedAction(action: action, hold: updateHold())
     lock.unlock()
     // The closure is released here, outside the lock: its captures' deinits are user code.
     withExtendedLifetime(released) {}
   }
+}
+
+/// A cancelled action and the reference a cancellation released, kept until after unlocking.
+/// A struct, not a tuple: passing a closure to the generic `withExtendedLifetime` as such would
+/// re-wrap it in a thunk, one allocation per cancellation. Declared outside the generic
+/// `Timeline`: nested in it, the struct would be generic too, and the unspecialized `cancel(_:)`
+/// would ask the runtime for its metadata at every cancellation (about 320 instructions).
+private struct ReleasedAction {
+  let action: () -> Void
+  let hold: AnyObject?
 }
