@@ -122,10 +122,19 @@ private struct AutoDriver<Timeline: TimelineDriving & Sendable>: Sendable {
 
   /// Runs what is pending, as an async `run()` on the auto-advance's actor, until nothing is;
   /// then stops unless work arrived meanwhile.
+  ///
+  /// Its real-time bound is ten times `run()`'s (5 s by default): the work of a test reaches
+  /// the driver one sleep at a time, so little of it is pending when the driver starts, and
+  /// finite work on a machine whose cores are all busy took more than `run()`'s half second
+  /// (16 sleepers of 20 in Tempo's own suite, reported as a runaway). The bound in actions
+  /// still stops a timer nobody cancels.
   private func loop() async {
     while true {
-      let spent = await timeline.drive(
-        through: nil, budget: RunBudget(limit: nil), isolation: auto.isolation, at: auto.location)
+      let spent = await RunBudget.$realTimeLimit.withValue(RunBudget.realTimeLimit * 10) {
+        await timeline.drive(
+          through: nil, budget: RunBudget(limit: nil), isolation: auto.isolation,
+          at: auto.location)
+      }
       if auto.driverMayStop(pending: timeline.pendingCount > 0, afterRunaway: spent) { break }
     }
   }
