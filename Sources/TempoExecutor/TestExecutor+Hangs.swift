@@ -78,7 +78,7 @@ extension TestExecutor {
   package static func roleOfCurrentSleeper() -> SleeperRole? {
     guard let task = currentTaskPointer else { return nil }
     if let scoped = current, scoped.scope != nil {
-      guard scoped.activity.isRunningTest else { return nil }
+      guard scoped.isRunningTest else { return nil }
       return scoped.root == TaskRef(task) ? .scoped(scoped) : .scopeMember(scoped)
     }
     if let executor = RuntimeHooks.executorForCurrentContext() {
@@ -86,6 +86,10 @@ extension TestExecutor {
     }
     return TaskLineage.currentTaskIsStartedOutsideAnyTask() ? .testTask(nil) : nil
   }
+
+  /// The executor is open, and the body of its scope (if it has one) still runs: what a sleep
+  /// asks when it starts, without the rest of ``activity`` (no status read, no opener look).
+  var isRunningTest: Bool { lock.withLock { !state.isClosed && !bodyHasEnded } }
 
   /// What the hang watch reads at each look.
   package var activity: TestActivity {
