@@ -196,8 +196,12 @@ struct ExecutorQueue<Job> {
     return takeFirst()
   }
 
-  /// The backstop fired: it runs the queue like a pump.
-  mutating func backstopFired() { isBackstopScheduled = false }
+  /// The backstop fired; answers whether it must run the queue like a pump: a job is queued
+  /// and none is running.
+  mutating func backstopFired() -> Bool {
+    isBackstopScheduled = false
+    return head < jobs.count && !isRunningJob
+  }
 
   /// The running job has finished; returns the waiters it releases and who runs the queue next.
   mutating func finishJob(

@@ -27,8 +27,11 @@ import TempoRuntimeABI
 /// another test that reuses the memory of one of this test's ended tasks is not taken for it.
 ///
 /// Nothing here owns a thread. A clock or scheduler that is advancing runs the jobs its actions
-/// release on its own thread (``runAndDrain(_:)``); any other job is run by a pump on a shared
-/// system thread. Executors of tests that run in parallel are independent.
+/// release on its own thread (``runAndDrain(_:)``); any other job is run by a pump: on the main
+/// queue for a test that runs on the main actor (``pumpsOnMainQueue``), else on a shared system
+/// thread. A backstop (``Backstops``) runs the queue on a thread of its own if an advancing
+/// action blocks until a job it released has run. Executors of tests that run in parallel are
+/// independent.
 ///
 /// ## Lifetimes
 ///
@@ -91,6 +94,7 @@ package final class TestExecutor: @unchecked Sendable {
   ) {
     self.init(
       root: Self.currentTaskPointer.map(TaskRef.init), opener: nil,
+      pumpsOnMainQueue: Self.currentTaskPointer != nil && RuntimeHooks.isOnMainQueue,
       includingMainQueueBlocks: includingMainQueueBlocks, scope: scope,
       reportInScope: reportInScope)
     Self.noteCurrentTask(in: self)
@@ -117,7 +121,8 @@ package final class TestExecutor: @unchecked Sendable {
     let onMainQueue = isOpener && RuntimeHooks.isOnMainQueue
     if isOpener { tempo_task_retain(root.address) }
     self.init(
-      root: root, opener: isOpener ? root.address : nil, openerOnMainQueue: onMainQueue)
+      root: root, opener: isOpener ? root.address : nil, openerOnMainQueue: onMainQueue,
+      pumpsOnMainQueue: onMainQueue)
     RuntimeHooks.note(root, memberOf: self)
     // Runs once the main queue has finished the job it runs now: the opener's.
     if onMainQueue { DispatchQueue.main.async { [weak self] in self?.mainQueuePassRan() } }
@@ -127,11 +132,12 @@ package final class TestExecutor: @unchecked Sendable {
   /// running a job that came to no executor.
   private init(
     root: TaskRef?, opener: UnsafeRawPointer?, openerOnMainQueue: Bool = false,
-    includingMainQueueBlocks: Bool = false, scope: SourceLocation? = nil,
+    pumpsOnMainQueue: Bool, includingMainQueueBlocks: Bool = false, scope: SourceLocation? = nil,
     reportInScope: (@Sendable (String) -> Void)? = nil
   ) {
     state.includesMainQueueBlocks = includingMainQueueBlocks
     self.root = root
+    self.pumpsOnMainQueue = pumpsOnMainQueue
     self.scope = scope
     self.reportInScope = reportInScope
     outer = root.flatMap(RuntimeHooks.executorThatMet)
@@ -151,6 +157,16 @@ package final class TestExecutor: @unchecked Sendable {
 
   /// The task that opened the executor: the test's own task, for one a clock opened.
   let root: TaskRef?
+
+  /// Whether the queue is run on the main queue rather than on a shared system thread: the test
+  /// opened the executor from a main-actor job (a `@MainActor` test), so its work, whether
+  /// main-actor or not, runs on the one thread, one job after another, with no thread woken
+  /// between a main-actor job and the next job of the test. (Each such hop cost a wake-up and
+  /// a context switch, most of a whole test's time; see Benchmarks.md, "Whole tests".)
+  ///
+  /// An advance started there continues there too: a task waiting for quiet is resumed on the
+  /// main queue (see ``accept(_:)``).
+  let pumpsOnMainQueue: Bool
 
   /// Where the scope that opened the executor is written; nil for one a clock opened.
   package let scope: SourceLocation?
@@ -205,14 +221,25 @@ package final class TestExecutor: @unchecked Sendable {
   // MARK: Taking jobs
 
   /// Queues `job`, if this executor is open and the job is not a driver's; answers false
-  /// otherwise.
+  /// otherwise. A driver's job is not this test's work (the driver waits for that work to go
+  /// quiet): it is sent to the main queue where the executor ``pumpsOnMainQueue`` (and true
+  /// is answered), so that an advance of a `@MainActor` test goes on on the thread that runs
+  /// the test's work, and elsewhere left to the global executor.
   func accept(_ job: UnownedJob) -> Bool {
     let pointer = unsafeBitCast(job, to: UnsafeRawPointer.self)
     // Read before the job is queued: from then on another thread may run it, and a job that has
     // run may be freed (an actor's processing job frees itself, a task may end).
     let task = JobIdentity.isTask(pointer) ? TaskRef(pointer) : nil
-    let (accepted, wake) = lock.withLock { state.enqueue(job, task: pointer) }
-    guard accepted else { return false }
+    let (accepted, wake, isDriver) = lock.withLock {
+      let (accepted, wake) = state.enqueue(job, task: pointer)
+      return (accepted, wake, !accepted && !state.isClosed && state.isDriver(pointer))
+    }
+    guard accepted else {
+      guard isDriver, pumpsOnMainQueue else { return false }
+      // Run as the global executor would have run it, with no task executor of Tempo's.
+      DispatchQueue.main.async { job.runSynchronously(on: TaskLineage.genericExecutor) }
+      return true
+    }
     // Remembered every time, not only the first: another test may have met a task at the same
     // address since, the memory of an ended task being reused. A task that enqueues itself from
     // a job this executor runs for it (a hop, a yield) was remembered when that job came here.
@@ -304,15 +331,20 @@ package final class TestExecutor: @unchecked Sendable {
     case .none:
       break
     case .pump:
-      DispatchQueue.global().async { self.pump() }
+      (pumpsOnMainQueue ? DispatchQueue.main : .global()).async { self.pump() }
     case .backstop:
-      DispatchQueue.global().asyncAfter(
-        deadline: .now() + .milliseconds(Self.backstopMilliseconds)
-      ) {
-        self.lock.withLock { self.state.backstopFired() }
-        self.pump()
-      }
+      Backstops.shared.arm(self, milliseconds: Self.backstopMilliseconds)
     }
+  }
+
+  /// The backstop armed by a driver's action is due: if a job is still queued with no job
+  /// running, a driver blocked in its action may be waiting for it, so a pump runs the queue
+  /// on a thread of its own: a serial queue's, which libdispatch gives a thread even when
+  /// every thread of the shared pool is blocked (by drivers like this one), and never the main
+  /// queue, which the blocked driver may hold.
+  func backstopIsDue() {
+    guard lock.withLock({ state.backstopFired() }) else { return }
+    DispatchQueue(label: "Tempo test executor backstop").async { self.pump() }
   }
 
   /// Runs `job` with a task executor, which sends what the job enqueues there back here

@@ -38,6 +38,27 @@ import Testing
     #expect(queue.isQuiet)
   }
 
+  /// A backstop that comes due runs the queue only if a job waits there with none running: the
+  /// driver's thread is then blocked or busy. Otherwise it only lets a later one be armed.
+  @Test func aBackstopRunsTheQueueOnlyIfAJobWaitsWithNoneRunning() {
+    var queue = ExecutorQueue<Int>()
+    queue.beginDraining()
+    #expect(queue.enqueue(1, task: task).wake == .backstop)
+    let firstRuns = queue.backstopFired()
+    #expect(firstRuns)  // the driver has not taken it
+    #expect(queue.enqueue(2, task: task).wake == .backstop)
+    #expect(queue.takeForDriver(giveUpAt: .max) == 1)
+    let secondRuns = queue.backstopFired()
+    #expect(!secondRuns)  // a job runs: its end looks at the queue
+    // Job 2 still waits when job 1 ends: that arms the next backstop.
+    #expect(queue.finishJob(byPump: false).wake == .backstop)
+    #expect(queue.takeForDriver(giveUpAt: .max) == 2)
+    _ = queue.finishJob(byPump: false)
+    let thirdRuns = queue.backstopFired()
+    #expect(!thirdRuns)  // nothing left
+    #expect(queue.endDraining() == .none)
+  }
+
   @Test func whatADriverLeavesGoesToAPump() {
     var queue = ExecutorQueue<Int>()
     queue.beginDraining()
