@@ -143,10 +143,10 @@ extension TestExecutor {
   /// taken to have suspended then: time may move while it runs, as it would have without the
   /// look.
   private func watchOpener(since start: DispatchTime, every microseconds: Int) {
-    // Weakly: an executor that has gone away has no opener left to watch.
+    // Strongly, for at most a second: a weak reference would give the executor a side table,
+    // and every retain and release of it on the path of every job would take the runtime's
+    // slow path (a third of a main-actor yield's time, measured).
     DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(microseconds)) {
-      [weak self] in
-      guard let self else { return }
       self.lookWhetherOpenerSuspended()
       let isWatched = self.lock.withLock { self.state.opener != nil }
       guard isWatched else { return }

@@ -124,8 +124,9 @@ package final class TestExecutor: @unchecked Sendable {
       root: root, opener: isOpener ? root.address : nil, openerOnMainQueue: onMainQueue,
       pumpsOnMainQueue: onMainQueue)
     RuntimeHooks.note(root, memberOf: self)
-    // Runs once the main queue has finished the job it runs now: the opener's.
-    if onMainQueue { DispatchQueue.main.async { [weak self] in self?.mainQueuePassRan() } }
+    // Runs once the main queue has finished the job it runs now: the opener's. (It holds the
+    // executor: see `watchOpener` for why never weakly.)
+    if onMainQueue { DispatchQueue.main.async { self.mainQueuePassRan() } }
   }
 
   /// Opens the executor of `root`'s test; `opener`, retained by the caller, is `root` if it is
