@@ -143,12 +143,14 @@ extension TestExecutor {
   /// taken to have suspended then: time may move while it runs, as it would have without the
   /// look.
   private func watchOpener(since start: DispatchTime, every microseconds: Int) {
-    // Strongly, for at most a second: a weak reference would give the executor a side table,
-    // and every retain and release of it on the path of every job would take the runtime's
-    // slow path (a third of a main-actor yield's time, measured).
+    // Strongly, until it closes (or for a second): a weak reference would give the executor a
+    // side table, and every retain and release of it on the path of every job would take the
+    // runtime's slow path (a third of a main-actor yield's time, measured).
     DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(microseconds)) {
       self.lookWhetherOpenerSuspended()
-      let isWatched = self.lock.withLock { self.state.opener != nil }
+      // Until the opener's job has ended or the executor has closed: after that nobody waits
+      // for quiet here.
+      let isWatched = self.lock.withLock { self.state.opener != nil && !self.state.isClosed }
       guard isWatched else { return }
       guard DispatchTime.now() < start + .seconds(1) else {
         self.resume(self.lock.withLock { self.state.openerSuspended() })

@@ -27,11 +27,10 @@ import TempoRuntimeABI
 /// another test that reuses the memory of one of this test's ended tasks is not taken for it.
 ///
 /// Nothing here owns a thread. A clock or scheduler that is advancing runs the jobs its actions
-/// release on its own thread (``runAndDrain(_:)``); any other job is run by a pump: on the main
-/// queue for a test that runs on the main actor (``pumpsOnMainQueue``), else on a shared system
-/// thread. A backstop (``Backstops``) runs the queue on a thread of its own if an advancing
-/// action blocks until a job it released has run. Executors of tests that run in parallel are
-/// independent.
+/// release on its own thread (``runAndDrain(_:)``); any other job is run by a pump on a shared
+/// system thread. A backstop (``Backstops``) runs the queue on a thread of its own if an
+/// advancing action blocks until a job it released has run. Executors of tests that run in
+/// parallel are independent.
 ///
 /// ## Lifetimes
 ///
@@ -94,7 +93,6 @@ package final class TestExecutor: @unchecked Sendable {
   ) {
     self.init(
       root: Self.currentTaskPointer.map(TaskRef.init), opener: nil,
-      pumpsOnMainQueue: Self.currentTaskPointer != nil && RuntimeHooks.isOnMainQueue,
       includingMainQueueBlocks: includingMainQueueBlocks, scope: scope,
       reportInScope: reportInScope)
     Self.noteCurrentTask(in: self)
@@ -121,8 +119,7 @@ package final class TestExecutor: @unchecked Sendable {
     let onMainQueue = isOpener && RuntimeHooks.isOnMainQueue
     if isOpener { tempo_task_retain(root.address) }
     self.init(
-      root: root, opener: isOpener ? root.address : nil, openerOnMainQueue: onMainQueue,
-      pumpsOnMainQueue: onMainQueue)
+      root: root, opener: isOpener ? root.address : nil, openerOnMainQueue: onMainQueue)
     RuntimeHooks.note(root, memberOf: self)
     // Runs once the main queue has finished the job it runs now: the opener's. (It holds the
     // executor: see `watchOpener` for why never weakly.)
@@ -133,12 +130,11 @@ package final class TestExecutor: @unchecked Sendable {
   /// running a job that came to no executor.
   private init(
     root: TaskRef?, opener: UnsafeRawPointer?, openerOnMainQueue: Bool = false,
-    pumpsOnMainQueue: Bool, includingMainQueueBlocks: Bool = false, scope: SourceLocation? = nil,
+    includingMainQueueBlocks: Bool = false, scope: SourceLocation? = nil,
     reportInScope: (@Sendable (String) -> Void)? = nil
   ) {
     state.includesMainQueueBlocks = includingMainQueueBlocks
     self.root = root
-    self.pumpsOnMainQueue = pumpsOnMainQueue
     self.scope = scope
     self.reportInScope = reportInScope
     outer = root.flatMap(RuntimeHooks.executorThatMet)
@@ -158,16 +154,6 @@ package final class TestExecutor: @unchecked Sendable {
 
   /// The task that opened the executor: the test's own task, for one a clock opened.
   let root: TaskRef?
-
-  /// Whether the queue is run on the main queue rather than on a shared system thread: the test
-  /// opened the executor from a main-actor job (a `@MainActor` test), so its work, whether
-  /// main-actor or not, runs on the one thread, one job after another, with no thread woken
-  /// between a main-actor job and the next job of the test. (Each such hop cost a wake-up and
-  /// a context switch, most of a whole test's time; see Benchmarks.md, "Whole tests".)
-  ///
-  /// An advance started there continues there too: a task waiting for quiet is resumed on the
-  /// main queue (see ``accept(_:)``).
-  let pumpsOnMainQueue: Bool
 
   /// Where the scope that opened the executor is written; nil for one a clock opened.
   package let scope: SourceLocation?
@@ -222,25 +208,14 @@ package final class TestExecutor: @unchecked Sendable {
   // MARK: Taking jobs
 
   /// Queues `job`, if this executor is open and the job is not a driver's; answers false
-  /// otherwise. A driver's job is not this test's work (the driver waits for that work to go
-  /// quiet): it is sent to the main queue where the executor ``pumpsOnMainQueue`` (and true
-  /// is answered), so that an advance of a `@MainActor` test goes on on the thread that runs
-  /// the test's work, and elsewhere left to the global executor.
+  /// otherwise.
   func accept(_ job: UnownedJob) -> Bool {
     let pointer = unsafeBitCast(job, to: UnsafeRawPointer.self)
     // Read before the job is queued: from then on another thread may run it, and a job that has
     // run may be freed (an actor's processing job frees itself, a task may end).
     let task = JobIdentity.isTask(pointer) ? TaskRef(pointer) : nil
-    let (accepted, wake, isDriver) = lock.withLock {
-      let (accepted, wake) = state.enqueue(job, task: pointer)
-      return (accepted, wake, !accepted && !state.isClosed && state.isDriver(pointer))
-    }
-    guard accepted else {
-      guard isDriver, pumpsOnMainQueue else { return false }
-      // Run as the global executor would have run it, with no task executor of Tempo's.
-      DispatchQueue.main.async { job.runSynchronously(on: TaskLineage.genericExecutor) }
-      return true
-    }
+    let (accepted, wake) = lock.withLock { state.enqueue(job, task: pointer) }
+    guard accepted else { return false }
     // Remembered every time, not only the first: another test may have met a task at the same
     // address since, the memory of an ended task being reused. A task that enqueues itself from
     // a job this executor runs for it (a hop, a yield) was remembered when that job came here.
@@ -332,7 +307,7 @@ package final class TestExecutor: @unchecked Sendable {
     case .none:
       break
     case .pump:
-      (pumpsOnMainQueue ? DispatchQueue.main : .global()).async { self.pump() }
+      DispatchQueue.global().async { self.pump() }
     case .backstop:
       Backstops.shared.arm(self, milliseconds: Self.backstopMilliseconds)
     }
@@ -340,9 +315,8 @@ package final class TestExecutor: @unchecked Sendable {
 
   /// The backstop armed by a driver's action is due: if a job is still queued with no job
   /// running, a driver blocked in its action may be waiting for it, so a pump runs the queue
-  /// on a thread of its own: a serial queue's, which libdispatch gives a thread even when
-  /// every thread of the shared pool is blocked (by drivers like this one), and never the main
-  /// queue, which the blocked driver may hold.
+  /// on a thread of its own: a serial queue's, which libdispatch gives even when every thread
+  /// of the shared pool is blocked (by drivers like this one).
   func backstopIsDue() {
     guard lock.withLock({ state.backstopFired() }) else { return }
     DispatchQueue(label: "Tempo test executor backstop").async { self.pump() }
