@@ -13,34 +13,32 @@ import Dispatch
 /// each time: about 10 µs of a step's 40.)
 @available(TempoTestExecutor 1.0, *)
 final class Backstops: @unchecked Sendable {
-  // Invariant: `lock` guards `armed`, `head`, `isStarted` and `isIdle`; executors are told
-  // after unlocking. `armed[head...]` is in deadline order.
+  // Invariant: `lock` guards `armed`, `head` and `isIdle`; executors are told after
+  // unlocking. `armed[head...]` is in deadline order, and holds each executor until its
+  // deadline (5 ms at most).
   static let shared = Backstops()
 
   private let lock = Lock()
   private var armed: [(deadline: UInt64, executor: TestExecutor)] = []
   private var head = 0
-  private var isStarted = false
   /// Whether the thread waits with nothing armed, for a signal.
   private var isIdle = false
   private let wake = DispatchSemaphore(value: 0)
 
-  private init() {}
+  /// Made at the first backstop armed, and starts the thread then: a serial queue's, which
+  /// libdispatch gives even when its shared pool is busy.
+  private init() {
+    DispatchQueue(label: "Tempo test executor backstops").async { self.fireForever() }
+  }
 
   /// Tells `executor` that its backstop is due (``TestExecutor/backstopIsDue()``) once
   /// `milliseconds` have passed.
   func arm(_ executor: TestExecutor, milliseconds: Int) {
     let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(milliseconds) * 1_000_000
-    let (start, signal) = lock.withLock { () -> (Bool, Bool) in
+    let signal = lock.withLock { () -> Bool in
       armed.append((deadline, executor))
-      let start = !isStarted
-      let signal = isIdle
-      isStarted = true
-      isIdle = false
-      return (start, signal)
-    }
-    if start {
-      DispatchQueue(label: "Tempo test executor backstops").async { self.fireForever() }
+      defer { isIdle = false }
+      return isIdle
     }
     if signal { wake.signal() }
   }

@@ -12,6 +12,16 @@ import Testing
 // thread of its own, even with the main thread held or every thread of the shared pool blocked.
 
 @Suite struct BackstopTests {
+  /// An action runs with the executor's thread left asleep, since the advancing thread runs the
+  /// jobs the action releases right after it. An action that blocks until one of those jobs has
+  /// run (a task started in the action, of the test's scope) must still get it run.
+  @Test func anActionThatBlocksOnAJobOfTheTestStillFinishes() async {
+    await withTestExecutor {
+      let ran = await runAnActionThatBlocksOnAJob(detached: false)
+      #expect(ran == ["task", "action"])
+    }
+  }
+
   /// A `@MainActor` test's advance holds the main thread while its action runs: an action that
   /// blocks until a job of the test has run gets that job run by the backstop, on a system
   /// thread.
@@ -36,10 +46,10 @@ import Testing
   }
 }
 
-/// Schedules on a timeline an action that starts a task and blocks until that task has run,
-/// advances to it, and answers what ran, in order.
+/// Schedules on a timeline an action that starts a task (a detached one if `detached`) and
+/// blocks until that task has run, advances to it, and answers what ran, in order.
 private func runAnActionThatBlocksOnAJob(
-  isolation: isolated (any Actor)? = #isolation
+  detached: Bool = true, isolation: isolated (any Actor)? = #isolation
 ) async -> [String] {
   let timeline = Timeline<Int, Int>(now: 0, name: "Timeline") { $0 + $1 }
   let location = TempoSupport.SourceLocation(
@@ -47,10 +57,11 @@ private func runAnActionThatBlocksOnAJob(
   let ran = Log<String>()
   timeline.schedule(after: 1, at: location) {
     let done = DispatchSemaphore(value: 0)
-    Task.detached {
+    let body: @Sendable () -> Void = {
       ran.append("task")
       done.signal()
     }
+    if detached { Task.detached(operation: body) } else { Task(operation: body) }
     done.wait()
     ran.append("action")
   }

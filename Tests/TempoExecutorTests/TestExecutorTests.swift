@@ -96,29 +96,6 @@ func runOnTestClock(
       spinner.cancel()
     }
   }
-
-  /// An action runs with the executor's thread left asleep, since the advancing thread runs the
-  /// jobs the action releases right after it. An action that blocks until one of those jobs has
-  /// run must still get it run, by the thread's backstop.
-  @Test func anActionThatBlocksOnAJobOfTheTestStillFinishes() async {
-    await withTestExecutor {
-      let timeline = Timeline<Int, Int>(now: 0, name: "Timeline") { $0 + $1 }
-      let location = TempoSupport.SourceLocation(
-        fileID: #fileID, filePath: #filePath, line: #line, column: #column)
-      let ran = Log<String>()
-      timeline.schedule(after: 1, at: location) {
-        let done = DispatchSemaphore(value: 0)
-        Task {
-          ran.append("task")
-          done.signal()
-        }
-        done.wait()
-        ran.append("action")
-      }
-      await timeline.advance(by: 1, at: location)
-      #expect(ran.values == ["task", "action"])
-    }
-  }
 }
 
 /// A test clock made on a thread that runs no task, and set to advance by itself there if
