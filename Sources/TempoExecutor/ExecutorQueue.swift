@@ -233,6 +233,16 @@ struct ExecutorQueue<Job> {
     return (released, takeForPump())
   }
 
+  /// The running job of a pump has finished, and so has the pump's turn; answers the waiters
+  /// it releases, and whether the pump goes on in a next turn (a job is still queued: the pump
+  /// stays scheduled for it, whichever pump cleared the flag meanwhile).
+  mutating func finishJobAndEndTurn() -> (released: [Release], goesOn: Bool) {
+    defer { checkInvariants() }
+    let released = finishRunning()
+    isPumpScheduled = head < jobs.count
+    return (released, isPumpScheduled)
+  }
+
   /// The running job is done: counts it, and returns the waiters that releases.
   private mutating func finishRunning() -> [Release] {
     precondition(isRunningJob, "a job finished that was not running")

@@ -133,7 +133,7 @@ enum TaskLineage {
 
   /// The runtime's generic executor, as `swift_job_run` takes it (a null identity): a job run on
   /// it runs as the global executor runs its jobs, with no executor of Tempo's current.
-  private static let genericExecutor = unsafeBitCast(
+  static let genericExecutor = unsafeBitCast(
     (0 as UInt, 0 as UInt), to: UnownedSerialExecutor.self)
 }
 

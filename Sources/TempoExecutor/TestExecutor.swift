@@ -27,10 +27,11 @@ import TempoRuntimeABI
 /// another test that reuses the memory of one of this test's ended tasks is not taken for it.
 ///
 /// Nothing here owns a thread. A clock or scheduler that is advancing runs the jobs its actions
-/// release on its own thread (``runAndDrain(_:)``); any other job is run by a pump on a shared
-/// system thread. A backstop (``Backstops``) runs the queue on a thread of its own if an
-/// advancing action blocks until a job it released has run. Executors of tests that run in
-/// parallel are independent.
+/// release on its own thread (``runAndDrain(_:)``); any other job is run by a pump: on the main
+/// queue for a test that runs on the main actor (``pumpsOnMainQueue``), else on a shared system
+/// thread. A backstop (``Backstops``) runs the queue on a thread of its own if an advancing
+/// action blocks until a job it released has run. Executors of tests that run in parallel are
+/// independent.
 ///
 /// ## Lifetimes
 ///
@@ -93,6 +94,7 @@ package final class TestExecutor: @unchecked Sendable {
   ) {
     self.init(
       root: Self.currentTaskPointer.map(TaskRef.init), opener: nil,
+      pumpsOnMainQueue: Self.currentTaskPointer != nil && RuntimeHooks.isOnMainQueue,
       includingMainQueueBlocks: includingMainQueueBlocks, scope: scope,
       reportInScope: reportInScope)
     Self.noteCurrentTask(in: self)
@@ -119,7 +121,8 @@ package final class TestExecutor: @unchecked Sendable {
     let onMainQueue = isOpener && RuntimeHooks.isOnMainQueue
     if isOpener { tempo_task_retain(root.address) }
     self.init(
-      root: root, opener: isOpener ? root.address : nil, openerOnMainQueue: onMainQueue)
+      root: root, opener: isOpener ? root.address : nil, openerOnMainQueue: onMainQueue,
+      pumpsOnMainQueue: onMainQueue)
     RuntimeHooks.note(root, memberOf: self)
     // Runs once the main queue has finished the job it runs now: the opener's. (It holds the
     // executor: see `watchOpener` for why never weakly.)
@@ -130,11 +133,12 @@ package final class TestExecutor: @unchecked Sendable {
   /// running a job that came to no executor.
   private init(
     root: TaskRef?, opener: UnsafeRawPointer?, openerOnMainQueue: Bool = false,
-    includingMainQueueBlocks: Bool = false, scope: SourceLocation? = nil,
+    pumpsOnMainQueue: Bool, includingMainQueueBlocks: Bool = false, scope: SourceLocation? = nil,
     reportInScope: (@Sendable (String) -> Void)? = nil
   ) {
     state.includesMainQueueBlocks = includingMainQueueBlocks
     self.root = root
+    self.pumpsOnMainQueue = pumpsOnMainQueue
     self.scope = scope
     self.reportInScope = reportInScope
     outer = root.flatMap(RuntimeHooks.executorThatMet)
@@ -154,6 +158,16 @@ package final class TestExecutor: @unchecked Sendable {
 
   /// The task that opened the executor: the test's own task, for one a clock opened.
   let root: TaskRef?
+
+  /// Whether the queue is run on the main queue rather than on a shared system thread: the test
+  /// opened the executor from a main-actor job (a `@MainActor` test), so its work, whether
+  /// main-actor or not, runs on the one thread, one job after another, with no thread woken
+  /// between a main-actor job and the next job of the test. (Each such hop cost a wake-up and
+  /// a context switch, most of a whole test's time; see Benchmarks.md, "Whole tests".)
+  ///
+  /// An advance started there continues there too: a task waiting for quiet is resumed on the
+  /// main queue (see ``accept(_:)``).
+  let pumpsOnMainQueue: Bool
 
   /// Where the scope that opened the executor is written; nil for one a clock opened.
   package let scope: SourceLocation?
@@ -208,14 +222,25 @@ package final class TestExecutor: @unchecked Sendable {
   // MARK: Taking jobs
 
   /// Queues `job`, if this executor is open and the job is not a driver's; answers false
-  /// otherwise.
+  /// otherwise. A driver's job is not this test's work (the driver waits for that work to go
+  /// quiet): it is sent to the main queue where the executor ``pumpsOnMainQueue`` (and true
+  /// is answered), so that an advance of a `@MainActor` test goes on on the thread that runs
+  /// the test's work, and elsewhere left to the global executor.
   func accept(_ job: UnownedJob) -> Bool {
     let pointer = unsafeBitCast(job, to: UnsafeRawPointer.self)
     // Read before the job is queued: from then on another thread may run it, and a job that has
     // run may be freed (an actor's processing job frees itself, a task may end).
     let task = JobIdentity.isTask(pointer) ? TaskRef(pointer) : nil
-    let (accepted, wake) = lock.withLock { state.enqueue(job, task: pointer) }
-    guard accepted else { return false }
+    let (accepted, wake, isDriver) = lock.withLock {
+      let (accepted, wake) = state.enqueue(job, task: pointer)
+      return (accepted, wake, !accepted && !state.isClosed && state.isDriver(pointer))
+    }
+    guard accepted else {
+      guard isDriver, pumpsOnMainQueue else { return false }
+      // Run as the global executor would have run it, with no task executor of Tempo's.
+      DispatchQueue.main.async { job.runSynchronously(on: TaskLineage.genericExecutor) }
+      return true
+    }
     // Remembered every time, not only the first: another test may have met a task at the same
     // address since, the memory of an ended task being reused. A task that enqueues itself from
     // a job this executor runs for it (a hop, a yield) was remembered when that job came here.
@@ -285,17 +310,32 @@ package final class TestExecutor: @unchecked Sendable {
     }
   }
 
-  /// Runs queued jobs on a shared system thread until there are none, or another thread is
-  /// running one (it looks at the queue when it finishes).
-  private func pump() {
+  /// Runs queued jobs on `queue`, ``pumpTurn`` at most, until there are none or another
+  /// thread is running one (it looks at the queue when it finishes). After its turn the pump
+  /// goes to the back of `queue`, as the global executor's jobs do: the main queue and the
+  /// system's pool are shared with the tests beside this one, and a pump that kept its thread
+  /// while a task of its test yields in a loop would starve them (on two cores, two such pumps
+  /// left no pool thread for the work those tasks waited for: the suite hung).
+  private func pump(on queue: DispatchQueue) {
+    var turn = Self.pumpTurn
     var next = lock.withLock { state.takeForPump() }
     while let job = next {
       run(job)
+      turn -= 1
+      guard turn > 0 else {
+        let (released, goesOn) = lock.withLock { state.finishJobAndEndTurn() }
+        resume(released)
+        if goesOn { queue.async { self.pump(on: queue) } }
+        return
+      }
       let (released, taken) = lock.withLock { state.finishJobAndTakeForPump() }
       resume(released)
       next = taken
     }
   }
+
+  /// How many jobs a pump runs before it lets the other blocks of its queue run.
+  static let pumpTurn = 16
 
   /// Resumes the waiters an event released, after unlocking.
   func resume(_ released: [ExecutorQueue<UnownedJob>.Release]) {
@@ -307,7 +347,8 @@ package final class TestExecutor: @unchecked Sendable {
     case .none:
       break
     case .pump:
-      DispatchQueue.global().async { self.pump() }
+      let queue = pumpsOnMainQueue ? DispatchQueue.main : .global()
+      queue.async { self.pump(on: queue) }
     case .backstop:
       Backstops.shared.arm(self, milliseconds: Self.backstopMilliseconds)
     }
@@ -315,11 +356,13 @@ package final class TestExecutor: @unchecked Sendable {
 
   /// The backstop armed by a driver's action is due: if a job is still queued with no job
   /// running, a driver blocked in its action may be waiting for it, so a pump runs the queue
-  /// on a thread of its own: a serial queue's, which libdispatch gives even when every thread
-  /// of the shared pool is blocked (by drivers like this one).
+  /// on a thread of its own: a serial queue's, which libdispatch gives a thread even when
+  /// every thread of the shared pool is blocked (by drivers like this one), and never the main
+  /// queue, which the blocked driver may hold.
   func backstopIsDue() {
     guard lock.withLock({ state.backstopFired() }) else { return }
-    DispatchQueue(label: "Tempo test executor backstop").async { self.pump() }
+    let queue = DispatchQueue(label: "Tempo test executor backstop")
+    queue.async { self.pump(on: queue) }
   }
 
   /// Runs `job` with a task executor, which sends what the job enqueues there back here

@@ -332,11 +332,11 @@ import Testing
 }
 
 /// The state machine driven by seeded random programs of the events the executor sends it — jobs
-/// queued and run by pumps and draining drivers, main-actor jobs queued and finished — against
-/// a model of what it must do: run the queue first in, first out, one job at a time, count
-/// every job run, and be quiet exactly when nothing is queued, running or on the main queue.
-/// The state machine checks its own invariants after every event (in debug builds), among them
-/// that a queued job always has someone to run it.
+/// queued and run by pumps (whose turns end) and draining drivers, main-actor jobs queued and
+/// finished — against a model of what it must do: run the queue first in, first out, one job
+/// at a time, count every job run, and be quiet exactly when nothing is queued, running or on
+/// the main queue. The state machine checks its own invariants after every event (in debug
+/// builds), among them that a queued job always has someone to run it.
 @Suite struct ExecutorQueueModelTests {
   struct Model {
     var queued: [Int] = []
@@ -376,7 +376,7 @@ import Testing
       runner = nil
     }
     for _ in 0..<2_000 {
-      switch random.next() % 9 {
+      switch random.next() % 10 {
       case 0, 1:
         let (accepted, wake) = queue.enqueue(nextJob, task: task)
         #expect(accepted)
@@ -394,6 +394,12 @@ import Testing
         let (_, next) = queue.finishJobAndTakeForPump()
         activePump = next != nil
         took(next, by: .pump)
+      case 9 where runner == .pump:
+        // The pump's turn ends: it goes to the back of its queue if a job is left.
+        finished()
+        let (_, goesOn) = queue.finishJobAndEndTurn()
+        activePump = false
+        if goesOn { pumps += 1 }
       case 4:
         queue.beginDraining()
         drainers += 1
