@@ -13,17 +13,6 @@ import Testing
 // back of its queue, as the global executor's jobs do: a task of the test that yields in a loop
 // until other work has run must not hold the thread that work needs.
 
-/// Whether the caller runs on the main queue (the main actor's executor).
-private func isOnMainQueue() -> Bool {
-  DispatchQueue.getSpecific(key: mainQueueKey) != nil
-}
-
-private let mainQueueKey: DispatchSpecificKey<Void> = {
-  let key = DispatchSpecificKey<Void>()
-  DispatchQueue.main.setSpecific(key: key, value: ())
-  return key
-}()
-
 /// Where a detached task's first job runs, for a test that waits for it (no advance drains it).
 private func placeOfADetachedTask() async -> Bool {
   await Task.detached { isOnMainQueue() }.value
@@ -31,28 +20,24 @@ private func placeOfADetachedTask() async -> Bool {
 
 @Suite struct WhereWorkRunsTests {
   @MainActor @Test func theWorkOfAMainActorTestRunsOnTheMainQueue() async {
-    _ = mainQueueKey
     let clock = TestClock()
     #expect(await placeOfADetachedTask())
     _ = clock
   }
 
   @MainActor @Test func theWorkOfAMainActorScopeRunsOnTheMainQueue() async {
-    _ = mainQueueKey
     await withTestExecutor {
       #expect(await placeOfADetachedTask())
     }
   }
 
   @Test func theWorkOfATestOfNoIsolationStaysOffTheMainQueue() async {
-    _ = mainQueueKey
     let clock = TestClock()
     #expect(await !placeOfADetachedTask())
     _ = clock
   }
 
   @Test func theWorkOfAScopeOfNoIsolationStaysOffTheMainQueue() async {
-    _ = mainQueueKey
     await withTestExecutor {
       #expect(await !placeOfADetachedTask())
     }

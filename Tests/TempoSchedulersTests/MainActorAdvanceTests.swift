@@ -8,15 +8,6 @@ import Testing
 // awaits `advance` sees its main-actor model's Combine sinks run on the main actor, as they do
 // in the app (the sink is a main-actor closure, which traps if run anywhere else).
 
-/// Whether the current code runs on the main queue, which is the main actor's executor: the
-/// check a main-actor closure makes on entry, without its trap.
-private func isOnTheMainActor() -> Bool {
-  DispatchQueue.main.setSpecific(key: mainQueueKey, value: ())
-  return DispatchQueue.getSpecific(key: mainQueueKey) != nil
-}
-
-private let mainQueueKey = DispatchSpecificKey<Void>()
-
 /// A search view model on the main actor: its sink is a main-actor closure.
 @MainActor private final class SearchViewModel {
   var results: [String] = []
@@ -30,7 +21,7 @@ private let mainQueueKey = DispatchSpecificKey<Void>()
       .debounce(for: .milliseconds(300), scheduler: mainQueue)
       .receive(on: mainQueue)
       .sink { [weak self] in
-        if !isOnTheMainActor() { self?.ranOffTheMainActor = true }
+        if !isOnMainQueue() { self?.ranOffTheMainActor = true }
         self?.results.append($0)
       }
   }
@@ -40,7 +31,7 @@ private let mainQueueKey = DispatchSpecificKey<Void>()
   @Test func anAsyncAdvanceRunsAMainActorSinkOnTheMainActor() async {
     let mainQueue = DispatchQueue.test
     let model = SearchViewModel(mainQueue: mainQueue.eraseToAnyScheduler())
-    #expect(isOnTheMainActor())
+    #expect(isOnMainQueue())
     model.query.send("te")
     await mainQueue.advance(by: .milliseconds(100))
     model.query.send("tempo")

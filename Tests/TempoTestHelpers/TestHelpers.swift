@@ -71,6 +71,18 @@ public func waitUntil(
   }
 }
 
+/// Whether the caller runs on the main queue, which is the main actor's executor: the check a
+/// main-actor closure makes on entry, without its trap.
+public func isOnMainQueue() -> Bool {
+  DispatchQueue.getSpecific(key: mainQueueKey) != nil
+}
+
+private let mainQueueKey: DispatchSpecificKey<Void> = {
+  let key = DispatchSpecificKey<Void>()
+  DispatchQueue.main.setSpecific(key: key, value: ())
+  return key
+}()
+
 /// A list that any thread may append to.
 public final class Log<Value>: @unchecked Sendable {
   // Invariant: `lock` guards `all`.

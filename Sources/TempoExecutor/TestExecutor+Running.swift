@@ -1,0 +1,89 @@
+import Dispatch
+@_spi(TempoInternals) import TempoSupport
+
+// Who runs a test's queued jobs, and where: the advancing thread drains what its action
+// released; a pump runs the rest on the main queue or the system's pool, a turn at a time; a
+// backstop runs them on a thread of its own when a blocked action waits for one.
+
+@available(TempoTestExecutor 1.0, *)
+extension TestExecutor {
+  /// Runs queued jobs on the caller's thread while it may.
+  func drainOnCallersThread(giveUpAt: Int) {
+    var next = lock.withLock { state.takeForDriver(giveUpAt: giveUpAt) }
+    while let job = next {
+      run(job)
+      let (released, wake, taken) = lock.withLock {
+        state.finishJobAndTakeForDriver(giveUpAt: giveUpAt)
+      }
+      resume(released)
+      start(wake)
+      next = taken
+    }
+  }
+
+  /// Runs queued jobs on `queue`, ``pumpTurn`` at most, until there are none or another
+  /// thread is running one (it looks at the queue when it finishes). After its turn the pump
+  /// goes to the back of `queue`, as the global executor's jobs do: the main queue and the
+  /// system's pool are shared with the tests beside this one, and a pump that kept its thread
+  /// while a task of its test yields in a loop would starve them (on two cores, two such pumps
+  /// left no pool thread for the work those tasks waited for: the suite hung).
+  private func pump(on queue: DispatchQueue) {
+    var turn = Self.pumpTurn
+    var next = lock.withLock { state.takeForPump() }
+    while let job = next {
+      run(job)
+      turn -= 1
+      guard turn > 0 else {
+        let (released, goesOn) = lock.withLock { state.finishJobAndEndTurn() }
+        resume(released)
+        if goesOn { queue.async { self.pump(on: queue) } }
+        return
+      }
+      let (released, taken) = lock.withLock { state.finishJobAndTakeForPump() }
+      resume(released)
+      next = taken
+    }
+  }
+
+  /// How many jobs a pump runs before it lets the other blocks of its queue run.
+  static let pumpTurn = 16
+
+  /// Resumes the waiters an event released, after unlocking.
+  func resume(_ released: [ExecutorQueue<UnownedJob>.Release]) {
+    for waiter in released { waiter.continuation.resume(returning: waiter.quiet) }
+  }
+
+  func start(_ wake: ExecutorQueue<UnownedJob>.Wake) {
+    switch wake {
+    case .none:
+      break
+    case .pump:
+      let queue = pumpsOnMainQueue ? DispatchQueue.main : .global()
+      queue.async { self.pump(on: queue) }
+    case .backstop:
+      Backstops.shared.arm(self, milliseconds: Self.backstopMilliseconds)
+    }
+  }
+
+  /// The backstop armed by a driver's action is due: if a job is still queued with no job
+  /// running, a driver blocked in its action may be waiting for it, so a pump runs the queue
+  /// on a thread of its own: a serial queue's, which libdispatch gives a thread even when
+  /// every thread of the shared pool is blocked (by drivers like this one), and never the main
+  /// queue, which the blocked driver may hold.
+  func backstopIsDue() {
+    guard lock.withLock({ state.backstopFired() }) else { return }
+    let queue = DispatchQueue(label: "Tempo test executor backstop")
+    queue.async { self.pump(on: queue) }
+  }
+
+  /// Runs `job` with a task executor, which sends what the job enqueues there back here
+  /// (``TestExecutorStandIn/running``). (Run on the runtime's generic executor instead, a job
+  /// would skip the switch its next nonisolated call makes here, but `Task.yield()` would then
+  /// enqueue on the platform's global executor directly, unseen.)
+  private func run(_ job: UnownedJob) {
+    let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
+    RunningJob.running(self, task: JobIdentity.isTask(task) ? task : nil) {
+      job.runSynchronously(on: TestExecutorStandIn.running.asUnownedTaskExecutor())
+    }
+  }
+}
