@@ -394,12 +394,6 @@ import Testing
         let (_, next) = queue.finishJobAndTakeForPump()
         activePump = next != nil
         took(next, by: .pump)
-      case 9 where runner == .pump:
-        // The pump's turn ends: it goes to the back of its queue if a job is left.
-        finished()
-        let (_, goesOn) = queue.finishJobAndEndTurn()
-        activePump = false
-        if goesOn { pumps += 1 }
       case 4:
         queue.beginDraining()
         drainers += 1
@@ -420,6 +414,12 @@ import Testing
         _ = queue.mainJobFinished()
         model.mainJobs -= 1
         model.jobsRun += 1
+      case 9 where runner == .pump:
+        // The pump's turn ends: it goes to the back of its queue if a job is left.
+        finished()
+        let (_, goesOn) = queue.finishJobAndEndTurn()
+        activePump = false
+        if goesOn { pumps += 1 }
       default:
         continue
       }
