@@ -318,8 +318,10 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   /// quiet means no task of the test can run. A task that waits on work Tempo cannot see — a
   /// real network call, a GCD block, another thread — looks suspended, so time may jump while
   /// that work is in flight: keep such work out of auto-advancing tests, or advance by hand.
-  /// Work that never runs out (a timer nobody stops) is stopped within the bounds of `run()`
-  /// and reported, and auto-advance turns off; a test awaiting that work then waits.
+  /// Work that never runs out (a timer nobody stops) is stopped within `run()`'s bound in
+  /// actions, or ten times its bound in real time (5 s), and reported, and auto-advance turns
+  /// off. Turned off, by the test or so, it takes no further step; a test that then awaits a
+  /// sleep nobody advances is reported as blocked on time, and the sleep ends.
   ///
   /// On a shared timeline it is the timeline's: every source's time moves together.
   public var automaticallyAdvances: Bool {

@@ -77,6 +77,30 @@ private func hangReports(
     #expect(scheduler.now == DispatchQueue.test.now)  // ended, not advanced
   }
 
+  /// Auto-advance turned off right after it moved time: its driver, still letting the woken
+  /// task go quiet when the setter returns, takes no further step, so a sleep awaited afterwards
+  /// is a hang like any other: reported, ended with `CancellationError`, time not moved.
+  @Test(arguments: AutoAdvancingSource.allCases)
+  func aSleepAfterAutoAdvanceWasTurnedOffIsReportedAndEnded(source: AutoAdvancingSource) async {
+    let time = source.make()
+    time.setAutomaticallyAdvances(true)
+    try? await time.sleep(seconds: 1)  // the driver moves time to 1 s
+    #expect(time.elapsed == .seconds(1))
+    time.setAutomaticallyAdvances(false)
+    var thrown: (any Error)?
+    let issues = await hangReports {
+      do {
+        try await time.sleep(seconds: 1)
+      } catch {
+        thrown = error
+      }
+    }
+    #expect(thrown is CancellationError)
+    #expect(issues.count == 1)
+    #expect(issues.first?.contains("The test is blocked on time") == true)
+    #expect(time.elapsed == .seconds(1))  // ended, not advanced
+  }
+
   @Test(.testExecutor) func aSleepOfTheTestIsReportedAtTheTestInsideATestExecutorTest()
     async throws
   {
@@ -313,4 +337,49 @@ private func XCTAssertThrowsErrorAsync(_ body: () async throws -> Void) async {
     try await body()
     XCTFail("expected an error")
   } catch {}
+}
+
+/// A time source whose auto-advance can be turned on and off: a lone clock, a lone scheduler,
+/// and a clock on a shared timeline (whose switch is the timeline's).
+enum AutoAdvancingSource: CaseIterable, Sendable, CustomTestStringConvertible {
+  case clock, scheduler, sharedTimeline
+
+  var testDescription: String { "\(self)" }
+
+  func make() -> AutoAdvancing {
+    switch self {
+    case .clock:
+      let clock = TestClock()
+      return AutoAdvancing(
+        set: { clock.automaticallyAdvances = $0 },
+        sleep: { try await clock.sleep(for: .seconds($0)) },
+        readElapsed: { clock.now.offset })
+    case .scheduler:
+      let scheduler = DispatchQueue.test
+      let start = scheduler.now.dispatchTime.uptimeNanoseconds
+      return AutoAdvancing(
+        set: { scheduler.automaticallyAdvances = $0 },
+        sleep: { try await scheduler.sleep(for: .seconds($0)) },
+        readElapsed: { .nanoseconds(scheduler.now.dispatchTime.uptimeNanoseconds - start) })
+    case .sharedTimeline:
+      let time = TestTimeline()
+      let clock = TestClock(timeline: time)
+      return AutoAdvancing(
+        set: { time.automaticallyAdvances = $0 },
+        sleep: { try await clock.sleep(for: .seconds($0)) },
+        readElapsed: { clock.now.offset })
+    }
+  }
+}
+
+/// One auto-advancing time source, seen through what the tests of turning it off need.
+struct AutoAdvancing: Sendable {
+  let set: @Sendable (Bool) -> Void
+  let sleep: @Sendable (Int) async throws -> Void
+  let readElapsed: @Sendable () -> Duration
+
+  func setAutomaticallyAdvances(_ on: Bool) { set(on) }
+  func sleep(seconds: Int) async throws { try await sleep(seconds) }
+  /// The virtual time since the source was made.
+  var elapsed: Duration { readElapsed() }
 }

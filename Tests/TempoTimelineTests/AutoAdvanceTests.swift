@@ -179,6 +179,27 @@ private func withTimeout<Value: Sendable>(
     #expect(clock.now.offset == .seconds(1))
   }
 
+  /// Turned off right after it moved time, while its driver still lets the woken work go
+  /// quiet: the driver takes no further step, and the test advances by hand.
+  @Test func turnedOffAfterItMovedTimeStaysOff() async {
+    let clock = TestClock()
+    clock.automaticallyAdvances = true
+    try? await clock.sleep(for: .seconds(1))
+    clock.automaticallyAdvances = false
+    let woke = Log<Duration>()
+    let sleeper = Task {
+      try? await clock.sleep(for: .seconds(1))
+      woke.append(clock.now.offset)
+    }
+    await clock.advance()
+    #expect(clock.now.offset == .seconds(1))
+    #expect(clock.pendingWorkCount == 1)
+    #expect(woke.values.isEmpty)
+    await clock.advance(by: .seconds(1))
+    await sleeper.value
+    #expect(woke.values == [.seconds(2)])
+  }
+
   @Test func insideAScope() async throws {
     try await withTestExecutor(leftoverWork: .fail) {
       let clock = TestClock()

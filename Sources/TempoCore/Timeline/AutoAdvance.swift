@@ -9,22 +9,23 @@ import TempoExecutor
 /// The driver is a task of its own, started when work becomes pending (a sleep, a scheduled
 /// action) while none runs. It waits for quiet the way an advancing test does, on the test's
 /// executor, so it never jumps while a task of the test can still run: only while every task
-/// is suspended, on time or on something outside the test. Work that never runs out (a timer
-/// nobody stops) is stopped by the same bounds as `run()`, reported, and auto-advance turns off.
+/// is suspended, on time or on something outside the test. Turned off, it takes no further
+/// step: a driver letting the last item's work go quiet stops there. Work that never runs out
+/// (a timer nobody stops) is stopped by the driver's bounds (`run()`'s in actions, ten times
+/// `run()`'s in real time: 5 s by default), reported, and auto-advance turns off.
+///
+/// One per lone timeline, or per shared timeline for all its members: both setters go through
+/// ``turn(_:pending:)``, and every driver through `TimelineDriving.startAutoDriver(_:)`.
 ///
 /// ```swift
 /// let clock = TestClock()
-/// clock.autoAdvances = true
+/// clock.automaticallyAdvances = true
 /// let value = try await fetchWithRetry(clock: clock)   // every backoff skipped, in order
 /// ```
 package final class AutoAdvance: @unchecked Sendable {
-  // Invariant: `lock` guards `isOn`, `isDriving` and `arrivedWhileDriving`; nothing is called
-  // while it is held.
+  // Invariant: `lock` guards `machine`; nothing is called while it is held.
   private let lock = Lock()
-  private var isOn = false
-  private var isDriving = false
-  /// Work arrived while a driver ran, which it may not have seen when it read the pending count.
-  private var arrivedWhileDriving = false
+  private var machine = AutoAdvanceStateMachine()
   /// The actor the driver runs actions on: the main actor for schedulers, whose actions stand
   /// for the main queue's; nil for clocks, whose actions only resume sleepers.
   let isolation: (any Actor)?
@@ -37,45 +38,38 @@ package final class AutoAdvance: @unchecked Sendable {
   }
 
   /// Whether time moves by itself.
-  package var isEnabled: Bool { lock.withLock { isOn } }
+  package var isEnabled: Bool { lock.withLock { machine.isOn } }
 
-  /// Whether a driver runs now: started, and not yet out of work.
-  var isDriverRunning: Bool { lock.withLock { isDriving } }
+  /// Whether a driver runs now: started, and not yet stopped.
+  var isDriverRunning: Bool { lock.withLock { machine.isDriving } }
 
-  /// Turns auto-advance on or off. The caller then tells ``workArrived()`` about the work
-  /// already pending.
-  func set(_ on: Bool) {
-    lock.withLock { isOn = on }
+  /// Turns auto-advance on or off, with `pending` telling whether work is pending already;
+  /// answers whether the caller starts a driver for it. Off takes effect at once: a running
+  /// driver takes no further step.
+  func turn(_ on: Bool, pending: Bool) -> Bool {
+    lock.withLock {
+      machine.turn(on)
+      return on && pending && machine.workArrived()
+    }
   }
 
   /// Work became pending: answers whether the caller should start a driver (on, and none runs).
-  /// While one runs, it is told instead (``driverMayStop(pending:afterRunaway:)``): it may have
-  /// read the pending count just before this work arrived.
+  /// While one runs, it is told instead (``driverFinished(pending:afterRunaway:)``): it may
+  /// have read the pending count just before this work arrived.
   package func workArrived() -> Bool {
-    lock.withLock {
-      guard isOn else { return false }
-      guard !isDriving else {
-        arrivedWhileDriving = true
-        return false
-      }
-      isDriving = true
-      return true
-    }
+    lock.withLock { machine.workArrived() }
   }
 
-  /// The driver ran out of work, or spent its bounds on a runaway (reported; auto-advance then
-  /// turns off, so that no driver starts again): answers whether it goes on (work arrived
-  /// meanwhile and auto-advance is still on) or stops.
-  func driverMayStop(pending: Bool, afterRunaway: Bool) -> Bool {
-    lock.withLock {
-      if afterRunaway { isOn = false }
-      // `pending` was read before this lock: work that arrived since is known by the flag.
-      let goOn = isOn && (pending || arrivedWhileDriving)
-      arrivedWhileDriving = false
-      if goOn { return false }
-      isDriving = false
-      return true
-    }
+  /// Asked by the driver before each step: whether auto-advance is still on.
+  func driverMayStep() -> Bool {
+    lock.withLock { machine.driverMayStep() }
+  }
+
+  /// The driver ran out of work, was turned off, or spent its bounds on a runaway (reported;
+  /// auto-advance then turns off, so that no driver starts again): answers whether it stops,
+  /// or goes on because work arrived meanwhile and auto-advance is still on.
+  func driverFinished(pending: Bool, afterRunaway: Bool) -> Bool {
+    lock.withLock { machine.driverFinished(pending: pending, afterRunaway: afterRunaway) }
   }
 }
 
@@ -131,11 +125,10 @@ private struct AutoDriver<Timeline: TimelineDriving & Sendable>: Sendable {
   private func loop() async {
     while true {
       let spent = await RunBudget.$realTimeLimit.withValue(RunBudget.realTimeLimit * 10) {
-        await timeline.drive(
-          through: nil, budget: RunBudget(limit: nil), isolation: auto.isolation,
-          at: auto.location)
+        await timeline.driveAutomatically(
+          auto, budget: RunBudget(limit: nil), isolation: auto.isolation, at: auto.location)
       }
-      if auto.driverMayStop(pending: timeline.pendingCount > 0, afterRunaway: spent) { break }
+      if auto.driverFinished(pending: timeline.pendingCount > 0, afterRunaway: spent) { break }
     }
   }
 }
@@ -150,8 +143,7 @@ extension Timeline {
       self.auto = made
       return made
     }
-    auto.set(on)
-    if on, pendingCount > 0, auto.workArrived() { startAutoDriver(auto) }
+    if auto.turn(on, pending: pendingCount > 0) { startAutoDriver(auto) }
   }
 
   /// Whether time moves by itself on this timeline (or its shared timeline).

@@ -208,7 +208,24 @@ extension TimelineDriving {
       await drive(to: target, budget: budget, at: location)
       return false
     }
-    let meter = await perform(dueBy: everythingDue, budget: budget, at: location)
+    return await driveThroughEverything(budget: budget, while: nil, at: location)
+  }
+
+  /// The drive of auto-advance's driver: ``drive(through:budget:isolation:at:)`` through
+  /// everything pending, that takes no step once `auto` is turned off. Answers whether the
+  /// budget was spent with work left (reported).
+  package func driveAutomatically(
+    _ auto: AutoAdvance, budget: RunBudget, isolation: isolated (any Actor)? = #isolation,
+    at location: SourceLocation
+  ) async -> Bool {
+    await driveThroughEverything(budget: budget, while: auto, at: location)
+  }
+
+  private func driveThroughEverything(
+    budget: RunBudget?, while auto: AutoAdvance?, isolation: isolated (any Actor)? = #isolation,
+    at location: SourceLocation
+  ) async -> Bool {
+    let meter = await perform(dueBy: everythingDue, budget: budget, while: auto, at: location)
     if meter.isSpent { reportRunaway(meter, at: location) }
     await Settling.rejoin(scope: scope)
     return meter.isSpent && pendingCount > 0
@@ -251,14 +268,18 @@ extension TimelineDriving {
     return meter
   }
 
-  /// The async loop of a drive, settling before the first action and after each.
+  /// The async loop of a drive, settling before the first action and after each; with
+  /// `auto`, it takes no step once auto-advance is turned off.
   private func perform(
-    dueBy bound: Bound, budget: RunBudget?, isolation: isolated (any Actor)? = #isolation,
-    at location: SourceLocation
+    dueBy bound: Bound, budget: RunBudget?, while auto: AutoAdvance? = nil,
+    isolation: isolated (any Actor)? = #isolation, at location: SourceLocation
   ) async -> RunMeter {
     var meter = RunMeter(budget: budget, pending: budget == nil ? 0 : pendingCount)
     await Settling.perform(wakeUps: wakeUps, scope: scope, at: location) {
-      meter.allowsStep() ? takeNext(dueBy: bound, at: location) : nil
+      // Asked after settling, so a test that turned it off while the last item's work ran
+      // is seen before the next step.
+      if let auto, !auto.driverMayStep() { return nil }
+      return meter.allowsStep() ? takeNext(dueBy: bound, at: location) : nil
     }
     return meter
   }

@@ -92,8 +92,7 @@ package final class SharedTimeline: @unchecked Sendable {
       return (made, true)
     }
     if isNew { for member in liveMembers { member.useAutoAdvance(auto) } }
-    auto.set(on)
-    if on, pendingCount > 0, auto.workArrived() { startAutoDriver(auto) }
+    if auto.turn(on, pending: pendingCount > 0) { startAutoDriver(auto) }
   }
 
   /// Whether time moves by itself on this timeline.
