@@ -211,9 +211,17 @@ let package = Package(
   swiftLanguageModes: [.v6]
 )
 
+// Tempo's checks of its own bugs (invariants after every event of a state machine, the order
+// in which a thread takes locks, the count of locks it holds) run in Tempo's own tests and CI,
+// never in a user's debug build: `TEMPO_INTERNAL_CHECKS=1 swift test` turns them on, as
+// `.ci/run` does (ARCHITECTURE.md, "Internal checks").
+let internalChecks: [SwiftSetting] =
+  Context.environment["TEMPO_INTERNAL_CHECKS"].map { $0 != "0" && !$0.isEmpty } == true
+  ? [.define("TEMPO_INTERNAL_CHECKS", .when(configuration: .debug))] : []
+
 for target in package.targets where target.name != "TempoRuntimeABI" {
   target.swiftSettings =
-    (target.swiftSettings ?? []) + [
+    (target.swiftSettings ?? []) + internalChecks + [
       .enableExperimentalFeature(testExecutorAvailability),
       .enableExperimentalFeature(unverifiedHookSigning),
       .enableUpcomingFeature("ExistentialAny"),

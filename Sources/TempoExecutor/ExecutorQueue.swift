@@ -411,11 +411,11 @@ struct ExecutorQueue<Job> {
 
   // MARK: Invariants
 
-  /// Checks, in debug builds, what must hold after every event: no count below zero, and a job
+  /// Checks, with Tempo's internal checks on, what must hold after every event: no count below zero, and a job
   /// queued only while someone will run it (a job running, whose end looks at the queue; a
   /// pump scheduled; or a driver draining, backed by its backstop).
   func checkInvariants() {
-    #if DEBUG
+    #if TEMPO_INTERNAL_CHECKS
       precondition(head <= jobs.count, "the queue's head is past its end")
       precondition(mainJobs >= 0 && outsideJobs >= 0, "a job count is below zero")
       precondition(outsideWork >= 0 && drainers >= 0 && leases >= 0, "a count is below zero")

@@ -16,9 +16,10 @@
 /// has not met (the next test, advancing a clock that outlives the previous one) does the same
 /// for its own task.
 package final class ImplicitScope: @unchecked Sendable {
-  // Invariant: `lock` guards `executor`; the executor's lease is released after unlocking (in
-  // `deinit`, nothing else can reach the scope). The lock may be the owning timeline's: the
-  // scope is never called with it held.
+  // Invariant: `lock` guards `executor`, and `source`; nothing else is asked while it is held
+  // (no executor, hook or lineage lock is taken under it), and the executor's lease is
+  // released after unlocking (in `deinit`, nothing else can reach the scope). The lock may be
+  // the owning timeline's: the scope is never called with it held.
   private let lock: Lock
   /// The executor this scope holds open (a `TestExecutor`; untyped for older systems).
   private var executor: AnyObject?
@@ -83,36 +84,44 @@ package final class ImplicitScope: @unchecked Sendable {
     at location: SourceLocation, forAutoAdvance: Bool = false
   ) -> TestExecutor? {
     if let scoped = TestExecutor.current, scoped.isOpen { return scoped }
-    let (executor, replaced, source) = lock.withLock {
-      () -> (TestExecutor?, TestExecutor?, (any LeftoverWorkSource)?) in
-      let held = self.executor as? TestExecutor
+    // Decided with no lock held: the scope's lock may be its timeline's, and what the decision
+    // asks (the hooks, the lineage, an executor) takes locks of its own (ARCHITECTURE.md,
+    // rule 6). The scope's lock only reads the executor it holds, and installs a new one if it
+    // still holds the one the decision started from; else another advance replaced it
+    // meanwhile, and the decision is made again.
+    while true {
+      let held = lock.withLock { self.executor as? TestExecutor }
       if let held, held.isOpen, !isWatching || RuntimeHooks.executorThatMetCurrentTask() === held {
-        return (held, nil, nil)
+        return held
       }
-      guard let current = TestExecutor.currentTaskPointer.map(TaskRef.init) else {
-        return (nil, nil, nil)
-      }
+      guard let current = TestExecutor.currentTaskPointer.map(TaskRef.init) else { return nil }
       let test =
         isWatching && forAutoAdvance
         ? TaskLineage.testTask(of: current, clockMade: watchedSince) : current
       if let held, held.isOpen, held.root == test {
         // The test's executor already: the current task is one it has not adopted yet.
         TaskLineage.adopt(descendantsOf: test, by: held)
-        return (held, nil, nil)
+        return held
       }
-      guard let opened = Self.executor(forTestTask: test) else { return (nil, nil, nil) }
+      guard let opened = Self.executor(forTestTask: test) else { return nil }
       if isWatching {
         TaskLineage.adopt(descendantsOf: test, by: opened, countingRoot: forAutoAdvance)
       }
-      self.executor = opened
-      return (opened, held, self.source)
+      let (installed, source) = lock.withLock { () -> (Bool, (any LeftoverWorkSource)?) in
+        guard self.executor === held else { return (false, nil) }
+        self.executor = opened
+        return (true, self.source)
+      }
+      guard installed else {
+        opened.releaseLease()
+        continue
+      }
+      // A newly held executor lists the owner's pending work when its test ends.
+      if let source { opened.leftovers.add(source) }
+      // The lease on the executor this scope held (closed, or the previous test's) goes last.
+      held?.releaseLease()
+      return opened
     }
-    // A newly held executor lists the owner's pending work when its test ends.
-    if let executor, let source { executor.leftovers.add(source) }
-    // The lease on the executor this scope held (closed, or the previous test's) is let go
-    // after unlocking.
-    replaced?.releaseLease()
-    return executor
   }
 
   /// The executor of the current task, opened if it has none, with a lease for this scope;
@@ -142,6 +151,7 @@ extension ImplicitScope {
   /// The executor this scope holds, if open.
   @available(TempoTestExecutor 1.0, *)
   package var heldExecutor: TestExecutor? {
-    lock.withLock { (executor as? TestExecutor).flatMap { $0.isOpen ? $0 : nil } }
+    let held = lock.withLock { executor as? TestExecutor }
+    return held.flatMap { $0.isOpen ? $0 : nil }
   }
 }

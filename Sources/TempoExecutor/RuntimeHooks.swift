@@ -77,7 +77,7 @@ enum RuntimeHooks {
     return Slots(global: global, enqueueMain: enqueueMain, getMain: getMain, isMain: isMain)
   }()
 
-  private static let lock = Lock()
+  private static let lock = Lock(rank: .runtimeHooks)
   @exclusivity(unchecked) nonisolated(unsafe) private static var state = State()
 
   /// Marks the main queue, so that code can tell it runs there.

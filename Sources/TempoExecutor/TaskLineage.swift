@@ -11,10 +11,10 @@ import Dispatch
 /// task started and waits for their jobs still in flight (``adopt(descendantsOf:by:)``).
 @available(TempoTestExecutor 1.0, *)
 enum TaskLineage {
-  private static let lock = Lock()
+  private static let lock = Lock(rank: .taskLineage)
   // Invariant: `state` and `watchers` are read and written only under `lock`. An executor's
   // lock and the hooks' lock may be taken under this one (to count and remember adopted tasks
-  // in the same step), never the other way round.
+  // in the same step), never the other way round (`Lock.Rank`, checked in Tempo's tests).
   @exclusivity(unchecked) nonisolated(unsafe) private static var state =
     LineageState<TestExecutor>()
   @exclusivity(unchecked) nonisolated(unsafe) private static var watchers = 0

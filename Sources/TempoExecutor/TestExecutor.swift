@@ -58,7 +58,7 @@ import TempoRuntimeABI
 package final class TestExecutor: @unchecked Sendable {
   // Invariant: `lock` guards `state` and `bodyHasEnded`. Jobs are run, waiters resumed and
   // pumps started only after unlocking; `state` lets at most one job run at a time.
-  let lock = Lock()
+  let lock = Lock(rank: .testExecutor)
   @exclusivity(unchecked) var state = ExecutorQueue<UnownedJob>()
   /// Whether the body of the scope that opened the executor has returned (see `bodyEnded()`).
   @exclusivity(unchecked) var bodyHasEnded = false
@@ -217,7 +217,7 @@ package final class TestExecutor: @unchecked Sendable {
       asWarning: true)
   }
 
-  private static let missingHooksWarning = LockedFlag()
+  private static let missingHooksWarning = LockedBox(false)
 
   // MARK: Taking jobs
 
@@ -311,21 +311,6 @@ package final class TestExecutor: @unchecked Sendable {
     RuntimeHooks.close(self)
     TaskLineage.forget(self)
     start(wake)
-  }
-}
-
-/// A flag set once, under a lock.
-final class LockedFlag: Sendable {
-  // Invariant: `isSet` is read and written only under `lock`.
-  private let lock = Lock()
-  nonisolated(unsafe) private var isSet = false
-
-  /// Sets the flag; answers whether this call is the one that set it.
-  func setForTheFirstTime() -> Bool {
-    lock.withLock {
-      defer { isSet = true }
-      return !isSet
-    }
   }
 }
 

@@ -4,9 +4,15 @@
 /// holds it never calls user code, a subscriber or a continuation: it decides under the lock and
 /// acts after unlocking.
 ///
+/// A thread takes no lock while it holds another, except along the one order that
+/// ``Rank`` writes down. With Tempo's internal checks on (`TEMPO_INTERNAL_CHECKS=1 swift test`,
+/// as its CI runs), taking a lock out of that order stops the process at once, naming both
+/// ranks, and ``heldByCurrentThread`` counts the locks a thread holds, so that tests can check
+/// that nothing is released under one. Without them (every user's build) a lock is only its
+/// mutex.
+///
 /// SPI rather than `package`, so that its methods inline into the modules that use it (see
-/// ``Platform``). In debug builds it also counts, per thread, how many of these locks the thread
-/// holds (``heldByCurrentThread``), so that tests can check that nothing is released under one.
+/// ``Platform``).
 ///
 /// ```swift
 /// @_spi(TempoInternals) import TempoSupport
@@ -16,26 +22,37 @@
 /// ```
 @_spi(TempoInternals) public final class Lock: @unchecked Sendable {
   // Invariant: `mutex` lives as long as the lock and is only touched through its own locking
-  // functions, which are thread-safe.
+  // functions, which are thread-safe; `rank` is immutable.
   @usableFromInline let mutex: Platform.Mutex
+  #if TEMPO_INTERNAL_CHECKS
+    /// Where the lock stands in the order, and where it was made (named when the order breaks).
+    @usableFromInline let place: LockOrder.Place
+  #endif
 
+  /// A lock of `rank`: ``Rank/unordered`` (taken only while no other is held, and holding no
+  /// other while held) unless it is one of the few written into the order.
   @inlinable
-  public init() { mutex = Platform.Mutex() }
-
-  @inlinable @inline(__always)
-  public func lock() {
-    mutex.lock()
-    #if DEBUG
-      Self.count(held: 1)
+  public init(rank: Rank = .unordered, madeIn fileID: StaticString = #fileID, line: UInt = #line) {
+    mutex = Platform.Mutex()
+    #if TEMPO_INTERNAL_CHECKS
+      place = LockOrder.Place(rank: rank, fileID: fileID, line: line)
     #endif
   }
 
   @inlinable @inline(__always)
-  public func unlock() {
-    #if DEBUG
-      Self.count(held: -1)
+  public func lock() {
+    #if TEMPO_INTERNAL_CHECKS
+      LockOrder.willTake(place)
     #endif
+    mutex.lock()
+  }
+
+  @inlinable @inline(__always)
+  public func unlock() {
     mutex.unlock()
+    #if TEMPO_INTERNAL_CHECKS
+      LockOrder.didRelease(place)
+    #endif
   }
 
   /// Runs `body` with the lock held. `body` must not call out to user code.
@@ -46,14 +63,51 @@
     return try body()
   }
 
-  #if DEBUG
-    /// How many locks the current thread holds (debug builds only).
-    package static var heldByCurrentThread: Int { Int(bitPattern: held.value) }
+  #if TEMPO_INTERNAL_CHECKS
+    /// How many locks the current thread holds (with the internal checks only).
+    package static var heldByCurrentThread: Int { LockOrder.heldByCurrentThread }
+  #endif
+}
 
-    @usableFromInline static func count(held change: Int) {
-      held.value = UnsafeMutableRawPointer(bitPattern: heldByCurrentThread + change)
+extension Lock {
+  /// Where a lock stands in the one order in which a thread may hold several: a thread takes a
+  /// ranked lock only while every lock it holds has a lower rank. Every other lock is
+  /// ``unordered``: taken while holding none, and holding none while held.
+  ///
+  /// The order, outermost first, is the list of static ranks below; a lock that must be taken
+  /// under another gets a rank here, with the reason, rather than an exception at its use.
+  ///
+  /// ```swift
+  /// let lock = Lock(rank: .sharedTimeline)
+  /// ```
+  public struct Rank: Comparable, Sendable, CustomStringConvertible {
+    @usableFromInline let value: Int
+    let name: StaticString
+
+    init(_ value: Int, _ name: StaticString) {
+      self.value = value
+      self.name = name
     }
 
-    private static let held = Platform.ThreadSpecific()
-  #endif
+    /// A lone timeline's lock (`Timeline`), under which a member of a shared timeline takes
+    /// its group's sequence numbers and asks to be held: on the path of every action, so kept
+    /// in one step.
+    public static let timeline = Rank(10, "timeline")
+    /// A shared timeline's lock (`SharedTimeline`).
+    public static let sharedTimeline = Rank(20, "sharedTimeline")
+    /// The lineage of tasks a clock made outside any task watches (`TaskLineage`), under which
+    /// an adopting executor counts the adopted tasks, and the hooks remember them, in the same
+    /// step as the lineage forgets them.
+    public static let taskLineage = Rank(30, "taskLineage")
+    /// A test executor's lock (`TestExecutor`).
+    public static let testExecutor = Rank(40, "testExecutor")
+    /// The runtime hooks' lock (`RuntimeHooks`): which executor a task belongs to.
+    public static let runtimeHooks = Rank(50, "runtimeHooks")
+    /// A lock taken while holding no other, and under which no other is taken: most locks.
+    public static let unordered = Rank(.max, "unordered")
+
+    public static func < (lhs: Rank, rhs: Rank) -> Bool { lhs.value < rhs.value }
+    public static func == (lhs: Rank, rhs: Rank) -> Bool { lhs.value == rhs.value }
+    public var description: String { "\(name)" }
+  }
 }

@@ -1,6 +1,7 @@
 import IssueReporting
 public import TempoClocks
 public import TempoSchedulers
+@_spi(TempoInternals) import TempoSupport
 
 /// A virtual-time test bench for publishers and async sequences, written as marble diagrams.
 ///
@@ -238,7 +239,7 @@ public final class MarbleTest: Sendable {
 
 /// The subscriptions that hot inputs mark, in the order they were made.
 private final class Marks: Sendable {
-  private let state = Protected<[(tick: Int, source: String)]>([])
+  private let state = LockedBox<[(tick: Int, source: String)]>([])
 
   func add(tick: Int, source: String) { state.withLock { $0.append((tick, source)) } }
 

@@ -22,7 +22,8 @@ public final class RecordingSubscriber<Input, Failure: Error>: Subscriber, Cance
   @unchecked Sendable
 {
   // Invariant: `lock` guards every `var`; the subscription is called, and released, and issues
-  // reported, only after unlocking.
+  // reported, only after unlocking; the test's tick is read before locking (it takes the
+  // timeline's lock).
   private let lock = Lock()
   private let demand: RecordingDemand
   private let test: MarbleTest
@@ -48,12 +49,13 @@ public final class RecordingSubscriber<Input, Failure: Error>: Subscriber, Cance
       case .unlimited: .unlimited
       case .initial(let count, _): .max(count)
       }
+    let tick = test.currentTick
     let accepted = lock.withLock { () -> Bool in
       guard self.subscription == nil, !isDone else { return false }
       self.subscription = subscription
       outstanding = initial
-      recorded.append(Recorded(test.currentTick, .subscribed))
-      if initial > .none { recorded.append(Recorded(test.currentTick, .requested(initial))) }
+      recorded.append(Recorded(tick, .subscribed))
+      if initial > .none { recorded.append(Recorded(tick, .requested(initial))) }
       return true
     }
     guard accepted else {
@@ -66,8 +68,8 @@ public final class RecordingSubscriber<Input, Failure: Error>: Subscriber, Cance
 
   /// Records the value; reports it if it was not requested.
   public func receive(_ input: Input) -> Subscribers.Demand {
+    let tick = test.currentTick
     let problem = lock.withLock { () -> String? in
-      let tick = test.currentTick
       if isDone { return "a value after the subscription ended, at tick \(tick)" }
       recorded.append(Recorded(tick, .value(input)))
       guard outstanding > .none else {
@@ -88,8 +90,8 @@ public final class RecordingSubscriber<Input, Failure: Error>: Subscriber, Cance
   /// Records the completion or failure.
   public func receive(completion: Subscribers.Completion<Failure>) {
     // The subscription is taken out under the lock and released after unlocking.
+    let tick = test.currentTick
     let (problem, ended) = lock.withLock { () -> (String?, (any Subscription)?) in
-      let tick = test.currentTick
       if isDone { return ("a completion after the subscription ended, at tick \(tick)", nil) }
       isDone = true
       switch completion {
@@ -106,10 +108,11 @@ public final class RecordingSubscriber<Input, Failure: Error>: Subscriber, Cance
 
   /// Asks for `count` more values.
   public func request(_ count: Int) {
+    let tick = test.currentTick
     let live = lock.withLock { () -> (any Subscription)? in
       guard !isDone, let subscription else { return nil }
       outstanding += count
-      recorded.append(Recorded(test.currentTick, .requested(.max(count))))
+      recorded.append(Recorded(tick, .requested(.max(count))))
       return subscription
     }
     live?.request(.max(count))
@@ -118,11 +121,12 @@ public final class RecordingSubscriber<Input, Failure: Error>: Subscriber, Cance
   /// Cancels the subscription and records it.
   public func cancel() {
     // The subscription is taken out under the lock, then cancelled and released after unlocking.
+    let tick = test.currentTick
     let live = lock.withLock { () -> (any Subscription)? in
       let live = isDone ? nil : subscription
       isDone = true
       subscription = nil
-      if live != nil { recorded.append(Recorded(test.currentTick, .cancelled)) }
+      if live != nil { recorded.append(Recorded(tick, .cancelled)) }
       return live
     }
     live?.cancel()

@@ -52,10 +52,21 @@ import Testing
     #expect(counter.value == 40_000)
   }
 
-  #if DEBUG
-    @Test func aThreadCountsTheLocksItHolds() {
-      let outer = Lock()
-      let inner = Lock()
+  @Test func aLockedBoxGuardsItsValue() {
+    let box = LockedBox(0)
+    DispatchQueue.concurrentPerform(iterations: 4) { _ in
+      for _ in 0..<10_000 { box.withLock { $0 += 1 } }
+    }
+    #expect(box.withLock { $0 } == 40_000)
+    let flag = LockedBox(false)
+    #expect(flag.setForTheFirstTime())
+    #expect(!flag.setForTheFirstTime())
+  }
+
+  #if TEMPO_INTERNAL_CHECKS
+    @Test func aThreadCountsTheLocksItHoldsAlongTheOrder() {
+      let outer = Lock(rank: .timeline)
+      let inner = Lock(rank: .sharedTimeline)
       let before = Lock.heldByCurrentThread
       outer.withLock {
         #expect(Lock.heldByCurrentThread == before + 1)
@@ -63,6 +74,25 @@ import Testing
         #expect(Lock.heldByCurrentThread == before + 1)
       }
       #expect(Lock.heldByCurrentThread == before)
+    }
+
+    /// Every way out of the order stops the process, naming both locks.
+    @Test(arguments: 0..<4)
+    func aLockTakenOutOfOrderStops(_ breach: Int) async {
+      let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        [breach] in
+        let pair: (Lock, Lock) =
+          switch breach {
+          case 0: (Lock(), Lock())  // two unordered locks
+          case 1: (Lock(rank: .timeline), Lock())  // an unordered lock under a ranked one
+          case 2: (Lock(), Lock(rank: .timeline))  // a ranked lock under an unordered one
+          default: (Lock(rank: .sharedTimeline), Lock(rank: .timeline))  // against the order
+          }
+        pair.0.withLock { pair.1.withLock {} }
+      }
+      let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+      #expect(message.contains("Tempo's lock order"))
+      #expect(message.contains("PlatformTests.swift"))  // where each lock was made
     }
   #endif
 }

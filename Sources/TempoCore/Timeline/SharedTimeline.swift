@@ -21,7 +21,7 @@ package final class SharedTimeline: @unchecked Sendable {
 
   // Invariant: `lock` guards every `var`. No member's lock is taken while it is held, no action
   // runs while it is held, and no member is released while it is held.
-  private let lock = Lock()
+  private let lock = Lock(rank: .sharedTimeline)
   private var members: [WeakMember] = []
   private var currentNow: Duration = .zero
   /// The wall-clock date at shared time zero, as time since 1970 (see `WallClock.swift`).

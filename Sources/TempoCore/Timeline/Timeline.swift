@@ -46,7 +46,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   // Since every access is under the lock, the runtime's exclusivity checks on `state` are left
   // out (`@exclusivity(unchecked)`): they cost
   // more than the work itself.
-  let lock = Lock()
+  let lock = Lock(rank: .timeline)
   @exclusivity(unchecked) var state: TimelineState<Time, Interval>
   /// The wall-clock date, as time since 1970, at which this lone timeline's front has moved no
   /// time at all (a shared timeline's is its group's); guarded by `lock`. See `WallClock.swift`.
