@@ -203,18 +203,9 @@ struct ExecutorQueue<Job> {
     return head < jobs.count && !isRunningJob
   }
 
-  /// The running job has finished; returns the waiters it releases and who runs the queue next.
-  mutating func finishJob(
-    byPump: Bool
-  ) -> (released: [Release], wake: Wake) {
-    defer { checkInvariants() }
-    let released = finishRunning()
-    // A pump carries on by itself; after a driver's job, make sure someone runs the rest.
-    return (released, byPump ? .none : wakeIfNeeded())
-  }
-
-  /// ``finishJob(byPump:)`` and ``takeForDriver(giveUpAt:)`` in one step, for a driver that
-  /// goes on draining: who runs the rest is decided after the next job is taken.
+  /// The running job of a driver has finished, and the driver takes the next
+  /// (``takeForDriver(giveUpAt:)``) in the same step: who runs the rest is decided after the
+  /// next job is taken.
   mutating func finishJobAndTakeForDriver(
     giveUpAt: Int
   ) -> (released: [Release], wake: Wake, next: Job?) {
@@ -224,7 +215,8 @@ struct ExecutorQueue<Job> {
     return (released, wakeIfNeeded(), next)
   }
 
-  /// ``finishJob(byPump:)`` and ``takeForPump()`` in one step, for a pump that goes on.
+  /// The running job of a pump has finished, and the pump takes the next (``takeForPump()``)
+  /// in the same step.
   mutating func finishJobAndTakeForPump() -> (
     released: [Release], next: Job?
   ) {
@@ -244,7 +236,8 @@ struct ExecutorQueue<Job> {
   }
 
   /// The running job is done: counts it, and returns the waiters that releases.
-  private mutating func finishRunning() -> [Release] {
+  /// (Internal for `ExecutorQueue+Testing.swift`.)
+  mutating func finishRunning() -> [Release] {
     precondition(isRunningJob, "a job finished that was not running")
     isRunningJob = false
     jobsRun += 1
@@ -446,7 +439,8 @@ struct ExecutorQueue<Job> {
 
   /// The one rule for who runs a queued job: a driver that is draining (with a backstop in case
   /// it is blocked on that job), else a pump.
-  private mutating func wakeIfNeeded() -> Wake {
+  /// (Internal for `ExecutorQueue+Testing.swift`.)
+  mutating func wakeIfNeeded() -> Wake {
     guard head < jobs.count else { return .none }
     if drainers > 0 {
       guard !isBackstopScheduled else { return .none }

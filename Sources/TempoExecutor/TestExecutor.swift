@@ -197,9 +197,6 @@ package final class TestExecutor: @unchecked Sendable {
   /// Whether the executor still takes jobs.
   package var isOpen: Bool { lock.withLock { !state.isClosed } }
 
-  /// Whether a test executor's runtime hooks are installed now.
-  package static var hooksAreInstalled: Bool { RuntimeHooks.areInstalled }
-
   /// Whether this runtime lets a test executor see jobs at all.
   package static var isSupported: Bool { RuntimeHooks.areAvailable }
 

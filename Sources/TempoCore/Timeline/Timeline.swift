@@ -171,16 +171,10 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
 
   // MARK: - Taking work
 
-  /// Takes the next action due at or before `target` (any pending action if `target` is nil),
-  /// sets `now` to its date and re-arms it if it repeats. The caller runs the action.
+  /// Takes the next action due by `bound` (made once for a whole drive), sets `now` to its date
+  /// and re-arms it if it repeats. The caller runs the action.
   ///
   /// - Complexity: O(log n)
-  package func takeNext(through target: Time?, at location: SourceLocation) -> Action? {
-    guard let target else { return takeNext(dueBy: .everything, at: location) }
-    return takeNext(dueBy: dueBound(through: target), at: location)
-  }
-
-  /// ``takeNext(through:at:)`` with the bound made once for a whole drive.
   package func takeNext(dueBy bound: DueBound, at location: SourceLocation) -> Action? {
     var released: AnyObject?
     lock.lock()
@@ -200,13 +194,6 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   private func reportStopped(_ handle: Handle, at location: SourceLocation) {
     guard let date = lock.withLock({ handle.stoppedAfter }) else { return }
     location.report(TimelineMessage.intervalTooSmall(name, handle.interval, after: date))
-  }
-
-  /// The date of the `count`-th repeat of an action first due at `start` and repeating every
-  /// `interval`: `start + count × interval`, or nil if `Interval` cannot be multiplied exactly
-  /// (then each repeat is the previous date plus `interval`) or the product does not fit.
-  package func dateOfRepeat(_ count: Int, from start: Time, every interval: Interval) -> Time? {
-    lock.withLock { state.dateOfRepeat(count, from: start, every: interval) }
   }
 
   /// Ends an advance: `now` becomes `target` unless it is already later.
