@@ -93,7 +93,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
     callerIsUnknown unknown: SourceLocation?
   ) {
     self.timeline = Timeline(
-      now: now, name: "TestClock", describe: describingSince(now),
+      now: now, name: "TestClock", describe: describingSince(now), actionsOnlyResumeSleepers: true,
       advancedBy: { $0.advanced(by: $1) })
     self.creation =
       unknown
@@ -157,7 +157,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   ) async {
     await timeline.advance(
       by: duration,
-      isolation: timeline.isShared ? isolation : nil,
+      isolation: timeline.actor(forActionsOf: isolation),
       at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
@@ -175,7 +175,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   ) async {
     await timeline.advance(
       to: deadline,
-      isolation: timeline.isShared ? isolation : nil,
+      isolation: timeline.actor(forActionsOf: isolation),
       at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
@@ -199,7 +199,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
     column: UInt = #column
   ) async {
     await timeline.advance(
-      toPending: .next, isolation: timeline.isShared ? isolation : nil,
+      toPending: .next, isolation: timeline.actor(forActionsOf: isolation),
       at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
@@ -228,7 +228,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
     column: UInt = #column
   ) async {
     await timeline.advance(
-      toPending: .last, isolation: timeline.isShared ? isolation : nil,
+      toPending: .last, isolation: timeline.actor(forActionsOf: isolation),
       at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
@@ -258,7 +258,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   ) async {
     await timeline.run(
       limit: limit,
-      isolation: timeline.isShared ? isolation : nil,
+      isolation: timeline.actor(forActionsOf: isolation),
       at: .init(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 

@@ -123,6 +123,19 @@ extension Timeline {
     await drive(toPending: stop, at: location)
   }
 
+  /// The actor on which an async verb of the front, called from `caller`, has this timeline
+  /// run its actions: the one place that decides it, for every front to pass as the `isolation`
+  /// of the verbs below.
+  ///
+  /// The caller's actor, so that in a `@MainActor` test a main-actor model's `sink` runs on the
+  /// main actor, as it does on the main queue in the app; a shared timeline's drive runs every
+  /// member's actions, a scheduler's among them, so it takes the caller's too. A lone test
+  /// clock's actions only resume sleepers, whose tasks go on where they belong: its drive runs
+  /// off the caller's actor (nil), which measured faster.
+  package func actor(forActionsOf caller: (any Actor)?) -> (any Actor)? {
+    actionsRunOnTheCallersActor ? caller : nil
+  }
+
   /// The shared time a member's advance to `target` moves to. An advance that does not move
   /// this member's `now` (a stride of zero, or one that was reported) keeps the shared time
   /// exactly; an advance by `stride` moves the shared time by the stride, measured in shared

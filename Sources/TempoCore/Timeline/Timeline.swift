@@ -69,6 +69,9 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// The sleepers this timeline's actions woke that have not run again yet; a shared
   /// timeline's members all count in the group's.
   package let wakeUps: WakeUps
+  /// Whether its async drives run the actions on the caller's actor (see
+  /// ``actor(forActionsOf:)``); false for a lone test clock.
+  let actionsRunOnTheCallersActor: Bool
   /// `Handle`'s metadata, looked up once: unspecialized code that writes `Handle(...)` asks the
   /// runtime for the metadata of the generic class at every call (about 160 instructions, twice
   /// per handle); creating one through this metatype passes it along instead.
@@ -98,15 +101,19 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   ///   - name: How issues name the owner, for example `"TestScheduler"`.
   ///   - describe: How the runaway report writes a date; by default, `"\(date)"`.
   ///   - advancedBy: Moves a date by an interval, the way the owner's time type does.
+  ///   - actionsOnlyResumeSleepers: Whether every action only resumes a sleeper (a test
+  ///     clock's): then an async drive runs them off the caller's actor (``actor(forActionsOf:)``).
   package init(
     now: Time,
     name: String,
     describe: ((Time) -> String)? = nil,
+    actionsOnlyResumeSleepers: Bool = false,
     advancedBy: @escaping (Time, Interval) -> Time
   ) {
     self.state = TimelineState(now: now, advancedBy: advancedBy)
     self.name = name
     self.describe = describe ?? { readable($0) }
+    self.actionsRunOnTheCallersActor = !actionsOnlyResumeSleepers
     self.sharing = nil
     self.handleType = Handle.self
     // The scope and the wake-up count borrow the timeline's lock: neither is ever called with
@@ -133,6 +140,8 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     self.state = TimelineState(now: fromShared(now), sharedNow: now, advancedBy: advancedBy)
     self.name = name
     self.describe = { describeSeconds(toShared($0)) }
+    // A drive of the group runs every member's actions, a scheduler's among them.
+    self.actionsRunOnTheCallersActor = true
     self.sharing = Sharing(group: group, toShared: toShared, fromShared: fromShared)
     self.handleType = Handle.self
     self.scope = group.scope
