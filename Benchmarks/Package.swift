@@ -86,6 +86,16 @@ let package = Package(
         .product(name: "Clocks", package: "swift-clocks"),
       ]
     ),
+    // One whole test run 2,000 and 200,000 times in one process, with the peak resident size
+    // read after each: memory that a test leaves behind.
+    .executableTarget(
+      name: "MemoryGrowth",
+      dependencies: [
+        .product(name: "TempoClocks", package: tempo),
+        .product(name: "TempoSchedulers", package: tempo),
+        .product(name: "TempoTestSupport", package: tempo),
+      ]
+    ),
     // Whole test iterations on Tempo, its peers (swift-clocks and combine-schedulers, plain and
     // on the main serial executor) and the floors, in one run.
     .executableTarget(
