@@ -40,7 +40,7 @@ package final class ImplicitScope: @unchecked Sendable {
       let outsideAnyTask = TestExecutor.currentTaskPointer == nil
       isWatching = outsideAnyTask
       if outsideAnyTask {
-        watchedSince = TaskLineage.watch()
+        watchedSince = TestRegistry.watch()
       } else {
         watchedSince = 0
         executor = Self.executorForCurrentTask()
@@ -54,7 +54,7 @@ package final class ImplicitScope: @unchecked Sendable {
   deinit {
     if #available(TempoTestExecutor 1.0, *) {
       (executor as? TestExecutor)?.releaseLease()
-      if isWatching { TaskLineage.unwatch() }
+      if isWatching { TestRegistry.unwatch() }
     }
   }
 
@@ -91,21 +91,21 @@ package final class ImplicitScope: @unchecked Sendable {
     // meanwhile, and the decision is made again.
     while true {
       let held = lock.withLock { self.executor as? TestExecutor }
-      if let held, held.isOpen, !isWatching || RuntimeHooks.executorThatMetCurrentTask() === held {
+      if let held, held.isOpen, !isWatching || TestRegistry.executorThatMetCurrentTask() === held {
         return held
       }
       guard let current = TestExecutor.currentTaskPointer.map(TaskRef.init) else { return nil }
       let test =
         isWatching && forAutoAdvance
-        ? TaskLineage.testTask(of: current, clockMade: watchedSince) : current
+        ? TestRegistry.testTask(of: current, clockMade: watchedSince) : current
       if let held, held.isOpen, held.root == test {
         // The test's executor already: the current task is one it has not adopted yet.
-        TaskLineage.adopt(descendantsOf: test, by: held)
+        TestRegistry.adopt(descendantsOf: test, by: held)
         return held
       }
       guard let opened = Self.executor(forTestTask: test) else { return nil }
       if isWatching {
-        TaskLineage.adopt(descendantsOf: test, by: opened, countingRoot: forAutoAdvance)
+        TestRegistry.adopt(descendantsOf: test, by: opened, countingRoot: forAutoAdvance)
       }
       let (installed, source) = lock.withLock { () -> (Bool, (any LeftoverWorkSource)?) in
         guard self.executor === held else { return (false, nil) }
@@ -138,7 +138,7 @@ package final class ImplicitScope: @unchecked Sendable {
   private static func executor(forTestTask test: TaskRef) -> TestExecutor? {
     guard TestExecutor.isSupported else { return nil }
     if let scoped = TestExecutor.current, scoped.isOpen { return nil }
-    if let known = RuntimeHooks.executorThatMet(test), known.retainLease() {
+    if let known = TestRegistry.executorThatMet(test), known.retainLease() {
       return known
     }
     let opened = TestExecutor(forClockOf: test)

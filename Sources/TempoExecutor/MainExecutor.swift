@@ -44,9 +44,9 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
 
   func enqueue(_ job: UnownedJob) {
     let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
-    let owner = RuntimeHooks.firstCandidate(forJob: task) { $0.acceptMainJob(task: task) }
+    let owner = TestRegistry.firstCandidate(forJob: task) { $0.acceptMainJob(task: task) }
     // A job of no test is counted for its task while a clock made outside any task watches.
-    let outside = owner == nil ? TaskLineage.leaves(job) : nil
+    let outside = owner == nil ? TestRegistry.leaves(job) : nil
     let ticket = Ticket(owner: owner, task: task)
     DispatchQueue.main.async {
       let previous = Self.running
@@ -56,7 +56,7 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
       }
       Self.running = previous
       if ticket.isCounted { owner?.mainJobFinished() }
-      if let outside { TaskLineage.finished(outside) }
+      if let outside { TestRegistry.finished(outside) }
     }
   }
 

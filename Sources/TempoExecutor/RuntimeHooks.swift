@@ -18,6 +18,9 @@ import TempoRuntimeABI
 /// When the last executor closes, what was there before is put back. Every job that belongs to
 /// no open executor goes where it was going, through the hook that was there before, if any.
 ///
+/// This type only installs and restores the hooks, as ``TestRegistry`` decides under its lock,
+/// and holds the functions the runtime calls; whose a job is, the registry answers.
+///
 /// The hooks are C function pointers (`TempoRuntimeABI.h`), so that in an arm64e process they are
 /// signed and authenticated as the runtime expects; see ``signing``.
 @available(TempoTestExecutor 1.0, *)
@@ -28,35 +31,20 @@ enum RuntimeHooks {
 
   private struct Slots: @unchecked Sendable {
     // Invariant: the pointers address the runtime's hook variables, which live as long as the
-    // process; they are written only under `RuntimeHooks.lock`.
+    // process; they are written only under `TestRegistry`'s lock.
     let global: UnsafeMutablePointer<JobHook?>
     let enqueueMain: UnsafeMutablePointer<JobHook?>
     let getMain: UnsafeMutablePointer<GetMainHook?>
     let isMain: UnsafeMutablePointer<IsMainHook?>
   }
 
-  private struct Previous {
+  /// The hooks that were there before Tempo's, put back when nothing needs Tempo's (kept in
+  /// ``TestRegistry``, under its lock).
+  struct Previous {
     var global: JobHook?
     var enqueueMain: JobHook?
     var getMain: GetMainHook?
     var isMain: IsMainHook?
-  }
-
-  private struct State: @unchecked Sendable {
-    // Invariant: only read or written under `RuntimeHooks.lock`.
-    var open: [ObjectIdentifier: TestExecutor] = [:]
-    /// How many clocks, schedulers and timelines made outside any task watch for their test
-    /// (``TaskLineage``).
-    var watchers = 0
-    /// The tasks each open executor has met, by address, with the task's ID: an entry whose ID
-    /// differs from the task's now at that address belongs to an ended task, and says nothing.
-    var members: [UnsafeRawPointer: Member] = [:]
-    var previous = Previous()
-  }
-
-  private struct Member {
-    let executor: TestExecutor
-    let taskID: UInt32
   }
 
   private static let slots: Slots? = {
@@ -77,9 +65,6 @@ enum RuntimeHooks {
     return Slots(global: global, enqueueMain: enqueueMain, getMain: getMain, isMain: isMain)
   }()
 
-  private static let lock = Lock(rank: .runtimeHooks)
-  @exclusivity(unchecked) nonisolated(unsafe) private static var state = State()
-
   /// Marks the main queue, so that code can tell it runs there.
   private static let mainQueueKey: DispatchSpecificKey<Bool> = {
     let key = DispatchSpecificKey<Bool>()
@@ -90,10 +75,10 @@ enum RuntimeHooks {
   /// Whether the caller runs on the main queue.
   static var isOnMainQueue: Bool { DispatchQueue.getSpecific(key: mainQueueKey) == true }
 
-  /// Whether Tempo's hooks are installed now (a test executor is open).
-  static var areInstalled: Bool {
+  /// Whether Tempo's global hook is installed now. Read under ``TestRegistry``'s lock.
+  static var globalIsInstalled: Bool {
     guard let slots else { return false }
-    return lock.withLock { isTempos(slots.global.pointee, routeGlobal) }
+    return isTempos(slots.global.pointee, routeGlobal)
   }
 
   /// Whether this runtime exposes the hooks, and Tempo can sign them as it expects; without them
@@ -159,158 +144,46 @@ enum RuntimeHooks {
     return true
   }
 
-  /// `executor` opens: installs the hooks if nothing needed them before.
-  static func open(_ executor: TestExecutor) {
-    guard let slots else { return }
+  /// Makes what the hooks read before they are first installed.
+  static func prepare() {
     _ = mainQueueKey
-    lock.withLock {
-      if state.open.isEmpty, state.watchers == 0 {
-        install(slots)
-      } else if slots.global.pointee == nil {
-        // Someone removed Tempo's global hook while it was installed (a scope that sets a hook
-        // of its own and clears it when it ends, like swift-concurrency-extras' main serial
-        // executor): put it back. A hook someone else has set is left alone.
-        state.previous.global = nil
+  }
+
+  /// Does what ``TestRegistryState`` answered the hooks need. Called under ``TestRegistry``'s
+  /// lock, which keeps `previous`: the stores are plain writes, and two threads cannot
+  /// interleave an install and a restore.
+  static func apply(_ hooks: TestRegistryState<TestExecutor>.Hooks, saving previous: inout Previous)
+  {
+    guard let slots else { return }
+    switch hooks {
+    case .unchanged:
+      break
+    case .install:
+      previous = Previous(
+        global: slots.global.pointee, enqueueMain: slots.enqueueMain.pointee,
+        getMain: slots.getMain.pointee, isMain: slots.isMain.pointee)
+      slots.global.pointee = routeGlobal
+      slots.enqueueMain.pointee = routeMainEnqueue
+      slots.isMain.pointee = isMain
+      slots.getMain.pointee = getMain
+    case .keepInstalled:
+      // Someone removed Tempo's global hook while it was installed (a scope that sets a hook
+      // of its own and clears it when it ends, like swift-concurrency-extras' main serial
+      // executor): put it back. A hook someone else has set is left alone.
+      if slots.global.pointee == nil {
+        previous.global = nil
         slots.global.pointee = routeGlobal
       }
-      state.open[ObjectIdentifier(executor)] = executor
+    case .restore:
+      // Unless someone replaced Tempo's in the meantime: theirs are left alone.
+      if isTempos(slots.global.pointee, routeGlobal) { slots.global.pointee = previous.global }
+      if isTempos(slots.enqueueMain.pointee, routeMainEnqueue) {
+        slots.enqueueMain.pointee = previous.enqueueMain
+      }
+      if isTempos(slots.getMain.pointee, getMain) { slots.getMain.pointee = previous.getMain }
+      if isTempos(slots.isMain.pointee, isMain) { slots.isMain.pointee = previous.isMain }
+      previous = Previous()
     }
-  }
-
-  /// `executor` closes: forgets its tasks, and puts back the previous hooks if nothing needs
-  /// them any more.
-  static func close(_ executor: TestExecutor) {
-    guard let slots else { return }
-    let forgotten = lock.withLock { () -> [UnsafeRawPointer: Member] in
-      guard state.open.removeValue(forKey: ObjectIdentifier(executor)) != nil else { return [:] }
-      let members = state.members
-      state.members = members.filter { $0.value.executor !== executor }
-      if state.open.isEmpty, state.watchers == 0 { restore(slots) }
-      return members
-    }
-    // The executors are released after unlocking.
-    withExtendedLifetime(forgotten) {}
-  }
-
-  /// A clock, scheduler or timeline made outside any task starts watching for its test: the
-  /// hooks stay installed while it does, so that the jobs of the tasks the test starts before
-  /// its first advance are seen (``TaskLineage``).
-  static func watch() {
-    guard let slots else { return }
-    _ = mainQueueKey
-    lock.withLock {
-      if state.open.isEmpty, state.watchers == 0 { install(slots) }
-      state.watchers += 1
-    }
-  }
-
-  /// It stops watching.
-  static func unwatch() {
-    guard let slots else { return }
-    lock.withLock {
-      state.watchers -= 1
-      if state.open.isEmpty, state.watchers == 0 { restore(slots) }
-    }
-  }
-
-  /// Installs Tempo's hooks, remembering what was there. Call under `lock`.
-  private static func install(_ slots: Slots) {
-    state.previous = Previous(
-      global: slots.global.pointee, enqueueMain: slots.enqueueMain.pointee,
-      getMain: slots.getMain.pointee, isMain: slots.isMain.pointee)
-    slots.global.pointee = routeGlobal
-    slots.enqueueMain.pointee = routeMainEnqueue
-    slots.isMain.pointee = isMain
-    slots.getMain.pointee = getMain
-  }
-
-  /// Puts back the hooks that were there before (unless someone replaced Tempo's in the
-  /// meantime: theirs are left alone). Call under `lock`.
-  private static func restore(_ slots: Slots) {
-    if isTempos(slots.global.pointee, routeGlobal) {
-      slots.global.pointee = state.previous.global
-    }
-    if isTempos(slots.enqueueMain.pointee, routeMainEnqueue) {
-      slots.enqueueMain.pointee = state.previous.enqueueMain
-    }
-    if isTempos(slots.getMain.pointee, getMain) {
-      slots.getMain.pointee = state.previous.getMain
-    }
-    if isTempos(slots.isMain.pointee, isMain) { slots.isMain.pointee = state.previous.isMain }
-    state.previous = Previous()
-  }
-
-  /// Remembers `task` as one of `executor`'s. (The task's ID is read by the caller, while the
-  /// task is known to be alive: once its job is queued, another thread may run it to its end.)
-  static func note(_ task: TaskRef, memberOf executor: TestExecutor) {
-    let member = Member(executor: executor, taskID: task.id)
-    let replaced = lock.withLock { () -> Member? in
-      guard state.open[ObjectIdentifier(executor)] != nil else { return nil }
-      return state.members.updateValue(member, forKey: task.address)
-    }
-    withExtendedLifetime(replaced) {}
-  }
-
-  /// The open executor of the current task, if it is one of a test's: the one of its
-  /// `withTestExecutor` scope, the one whose job the thread is running, or the one that has
-  /// met it.
-  static func executorForCurrentContext() -> TestExecutor? {
-    firstCandidate(forJob: nil) { _ in true }
-  }
-
-  /// Offers a job to the open executors it may belong to, most specific first, and answers the
-  /// first that `takes` it (see ``Routing`` for the order and its reasons). An executor may
-  /// have closed meanwhile; it refuses the job then, and the next is asked.
-  static func firstCandidate(
-    forJob job: UnsafeRawPointer?, _ takes: (TestExecutor) -> Bool
-  ) -> TestExecutor? {
-    let taskJob = job.flatMap { JobIdentity.isTask($0) ? $0 : nil }
-    let scoped = TestExecutor.current
-    let running = RunningJob.executor
-    // The runtime lets go of a task before it enqueues what the task leaves for (an actor's
-    // processing job); the thread still runs the task's job then.
-    let current = TestExecutor.currentTaskPointer ?? RunningJob.current.task
-    let route = Routing(
-      scoped: scoped, running: running, isTask: taskJob != nil,
-      isPlainMainQueueBlock: running == nil && scoped == nil && current == nil && isOnMainQueue)
-    return route.firstTaker(
-      members: {
-        lock.withLock {
-          (current.flatMap { member(of: $0) }, taskJob.flatMap { member(of: $0) })
-        }
-      },
-      mainQueueBlockTakers: {
-        lock.withLock { Array(state.open.values) }.filter { $0.includesMainQueueBlocks }
-      },
-      admits: { executor in taskJob.map(executor.admits(task:)) ?? true },
-      takes: takes)
-  }
-
-  /// The open executor that has met the current task, if any.
-  static func executorThatMetCurrentTask() -> TestExecutor? {
-    TestExecutor.currentTaskPointer.flatMap(executorThatMet(task:))
-  }
-
-  /// The open executor that has met `task`, a live task, if any.
-  static func executorThatMet(task: UnsafeRawPointer) -> TestExecutor? {
-    lock.withLock { member(of: task) }
-  }
-
-  /// The open executor that has met `task`, which may have ended (its ID is not read).
-  static func executorThatMet(_ task: TaskRef) -> TestExecutor? {
-    lock.withLock { member(at: task.address, id: task.id) }
-  }
-
-  /// The executor that has met `task`, a live task, unless the entry at its address is an
-  /// ended task's. Call under `lock`.
-  private static func member(of task: UnsafeRawPointer) -> TestExecutor? {
-    member(at: task, id: JobIdentity.taskID(task))
-  }
-
-  /// The executor that has met the task with `id` at `address`. Call under `lock`.
-  private static func member(at address: UnsafeRawPointer, id: UInt32) -> TestExecutor? {
-    guard let member = state.members[address], member.taskID == id else { return nil }
-    return member.executor
   }
 
   private static func isTempos<Hook>(_ installed: Hook?, _ ours: Hook) -> Bool {
@@ -321,9 +194,11 @@ enum RuntimeHooks {
 
   private static let routeGlobal: JobHook = { pointer, original in
     let job = unsafeBitCast(pointer, to: UnownedJob.self)
-    if firstCandidate(forJob: UnsafeRawPointer(pointer), { $0.accept(job) }) != nil { return }
+    if TestRegistry.firstCandidate(forJob: UnsafeRawPointer(pointer), { $0.accept(job) }) != nil {
+      return
+    }
     if TaskLineage.relay(job) { return }
-    if let previous = lock.withLock({ state.previous.global }) {
+    if let previous = TestRegistry.previousGlobalHook {
       previous(pointer, original)
     } else {
       original(pointer)

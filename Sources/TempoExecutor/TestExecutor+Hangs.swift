@@ -81,10 +81,10 @@ extension TestExecutor {
       guard scoped.isRunningTest else { return nil }
       return scoped.root == TaskRef(task) ? .scoped(scoped) : .scopeMember(scoped)
     }
-    if let executor = RuntimeHooks.executorForCurrentContext() {
+    if let executor = TestRegistry.executorForCurrentContext() {
       return executor.root == TaskRef(task) ? .testTask(executor) : nil
     }
-    return TaskLineage.currentTaskIsStartedOutsideAnyTask() ? .testTask(nil) : nil
+    return TestRegistry.currentTaskIsStartedOutsideAnyTask() ? .testTask(nil) : nil
   }
 
   /// The executor is open, and the body of its scope (if it has one) still runs: what a sleep

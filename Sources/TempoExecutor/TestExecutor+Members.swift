@@ -15,7 +15,7 @@ extension TestExecutor {
     if running.executor === self, running.isAction || running.task == task { return true }
     // Compared as a distance, so that the IDs may wrap around.
     if Int32(bitPattern: JobIdentity.taskID(task) &- firstTaskID) >= 0 { return true }
-    return RuntimeHooks.executorThatMet(task: task) === self
+    return TestRegistry.executorThatMet(task: task) === self
   }
 
   /// Remembers the current task as one of this test's, so that its jobs come here even when
@@ -28,7 +28,7 @@ extension TestExecutor {
     {
       return
     }
-    guard let executor = RuntimeHooks.executorForCurrentContext() else { return }
+    guard let executor = TestRegistry.executorForCurrentContext() else { return }
     noteCurrentTask(in: executor)
   }
 
@@ -44,7 +44,7 @@ extension TestExecutor {
     guard let task = currentTaskPointer,
       !executor.lock.withLock({ executor.state.isDriver(task) })
     else { return }
-    RuntimeHooks.note(TaskRef(task), memberOf: executor)
+    TestRegistry.note(TaskRef(task), memberOf: executor)
   }
 
   /// The current task, as the runtime's job pointer.

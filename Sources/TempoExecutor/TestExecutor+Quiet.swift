@@ -57,7 +57,7 @@ extension TestExecutor {
   package func rejoin() async {
     guard let task = Self.currentTaskPointer else { return }
     lock.withLock { state.endDriving(task) }
-    RuntimeHooks.note(TaskRef(task), memberOf: self)
+    TestRegistry.note(TaskRef(task), memberOf: self)
     // Already running one of this executor's jobs: here already.
     guard isOpen, RunningJob.executor !== self else { return }
     // `Task.yield()` may return without leaving the thread, and so may a continuation

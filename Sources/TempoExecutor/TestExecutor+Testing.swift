@@ -3,5 +3,5 @@
 @available(TempoTestExecutor 1.0, *)
 extension TestExecutor {
   /// Whether a test executor's runtime hooks are installed now.
-  package static var hooksAreInstalled: Bool { RuntimeHooks.areInstalled }
+  package static var hooksAreInstalled: Bool { TestRegistry.hooksAreInstalled }
 }

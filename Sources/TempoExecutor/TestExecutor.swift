@@ -123,7 +123,7 @@ package final class TestExecutor: @unchecked Sendable {
     self.init(
       root: root, opener: isOpener ? root.address : nil, openerOnMainQueue: onMainQueue,
       pumpsOnMainQueue: onMainQueue)
-    RuntimeHooks.note(root, memberOf: self)
+    TestRegistry.note(root, memberOf: self)
     // Runs once the main queue has finished the job it runs now: the opener's. (It holds the
     // executor: see `watchOpener` for why never weakly.)
     if onMainQueue { DispatchQueue.main.async { self.mainQueuePassRan() } }
@@ -141,10 +141,10 @@ package final class TestExecutor: @unchecked Sendable {
     self.pumpsOnMainQueue = pumpsOnMainQueue
     self.scope = scope
     self.reportInScope = reportInScope
-    outer = root.flatMap(RuntimeHooks.executorThatMet)
+    outer = root.flatMap(TestRegistry.executorThatMet)
     heldOpener = opener
     if let opener { state.openerIsRunning(opener, onMainQueue: openerOnMainQueue) }
-    RuntimeHooks.open(self)
+    TestRegistry.open(self)
   }
 
   deinit {
@@ -243,7 +243,7 @@ package final class TestExecutor: @unchecked Sendable {
     // address since, the memory of an ended task being reused. A task that enqueues itself from
     // a job this executor runs for it (a hop, a yield) was remembered when that job came here.
     if let task, !isRunningJob(of: task.address) {
-      RuntimeHooks.note(task, memberOf: self)
+      TestRegistry.note(task, memberOf: self)
     }
     start(wake)
     return true
@@ -254,7 +254,7 @@ package final class TestExecutor: @unchecked Sendable {
   func acceptMainJob(task: UnsafeRawPointer) -> Bool {
     let accepted = lock.withLock { state.mainJobQueued(task: task) }
     // The job is not on the main queue yet: the task is alive.
-    if accepted, JobIdentity.isTask(task) { RuntimeHooks.note(TaskRef(task), memberOf: self) }
+    if accepted, JobIdentity.isTask(task) { TestRegistry.note(TaskRef(task), memberOf: self) }
     return accepted
   }
 
@@ -302,11 +302,10 @@ package final class TestExecutor: @unchecked Sendable {
     hasClosed(wake)
   }
 
-  /// The executor has closed: the hooks and the lineage forget it, and what is still queued
-  /// runs.
+  /// The executor has closed: the registry forgets it (its tasks, and those it adopted), and
+  /// what is still queued runs.
   private func hasClosed(_ wake: ExecutorQueue<UnownedJob>.Wake) {
-    RuntimeHooks.close(self)
-    TaskLineage.forget(self)
+    TestRegistry.close(self)
     start(wake)
   }
 }
@@ -315,7 +314,7 @@ package final class TestExecutor: @unchecked Sendable {
 extension TestExecutor {
   /// The open executor the current task belongs to, if any (for tests and diagnostics).
   package static var ofCurrentTask: TestExecutor? {
-    RuntimeHooks.executorForCurrentContext()
+    TestRegistry.executorForCurrentContext()
   }
 
   /// The executor of the current test: the open `withTestExecutor` scope's, else the one a

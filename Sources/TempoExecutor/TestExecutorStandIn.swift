@@ -34,9 +34,9 @@ final class TestExecutorStandIn: TaskExecutor {
     // job.
     let owner =
       prefersTheJobsOwner && JobIdentity.isTask(pointer)
-      ? RuntimeHooks.executorThatMet(task: pointer) : RunningJob.executor
+      ? TestRegistry.executorThatMet(task: pointer) : RunningJob.executor
     if let owner, owner.accept(job) { return }
-    if RuntimeHooks.firstCandidate(forJob: pointer, { $0 !== owner && $0.accept(job) }) != nil {
+    if TestRegistry.firstCandidate(forJob: pointer, { $0 !== owner && $0.accept(job) }) != nil {
       return
     }
     // Closed: nothing will run it there any more, so it runs where unpreferred jobs run, on

@@ -95,14 +95,12 @@ extension Lock {
     public static let timeline = Rank(10, "timeline")
     /// A shared timeline's lock (`SharedTimeline`).
     public static let sharedTimeline = Rank(20, "sharedTimeline")
-    /// The lineage of tasks a clock made outside any task watches (`TaskLineage`), under which
-    /// an adopting executor counts the adopted tasks, and the hooks remember them, in the same
-    /// step as the lineage forgets them.
-    public static let taskLineage = Rank(30, "taskLineage")
+    /// The registry of test executors (`TestRegistry`): which executors are open, whose each
+    /// task is, and the lineage a clock made outside any task watches. A job leaving for
+    /// outside any executor, and an adoption, are counted in the executor in the same step.
+    public static let testRegistry = Rank(30, "testRegistry")
     /// A test executor's lock (`TestExecutor`).
     public static let testExecutor = Rank(40, "testExecutor")
-    /// The runtime hooks' lock (`RuntimeHooks`): which executor a task belongs to.
-    public static let runtimeHooks = Rank(50, "runtimeHooks")
     /// A lock taken while holding no other, and under which no other is taken: most locks.
     public static let unordered = Rank(.max, "unordered")
 

@@ -43,9 +43,9 @@ import Testing
     let executor = TestExecutor()
     defer { executor.close() }
     let task = FakeTask(id: 7)
-    RuntimeHooks.note(TaskRef(task.pointer), memberOf: executor)
-    #expect(RuntimeHooks.executorThatMet(task: task.pointer) === executor)
+    TestRegistry.note(TaskRef(task.pointer), memberOf: executor)
+    #expect(TestRegistry.executorThatMet(task: task.pointer) === executor)
     task.id = 8  // the task ended, and a new one lives at its address
-    #expect(RuntimeHooks.executorThatMet(task: task.pointer) == nil)
+    #expect(TestRegistry.executorThatMet(task: task.pointer) == nil)
   }
 }

@@ -1,0 +1,228 @@
+import Dispatch
+@_spi(TempoInternals) import TempoSupport
+
+/// The one registry of the test executors: ``TestRegistryState`` (the executors open now, the
+/// tasks each has met, the clocks made outside any task that watch for their test and the
+/// lineage they watch) and the hooks it installed, behind one lock. Every answer to "whose is
+/// this task" and "whose is this job" comes from here.
+///
+/// Its lock ranks before a test executor's (`Lock.Rank.testRegistry`): a job that leaves for
+/// outside any executor, and an adoption, count the jobs in flight in the executor in the same
+/// step as the lineage records them. Nothing else is taken, and nothing called, under it; the
+/// runtime's hooks are written under it (plain stores), so that an open and a close on two
+/// threads cannot leave them out while an executor is open.
+///
+/// ```swift
+/// TestRegistry.open(executor)                 // installs the hooks for the first one
+/// TestRegistry.note(task, memberOf: executor)
+/// TestRegistry.executorThatMet(task)          // executor
+/// ```
+@available(TempoTestExecutor 1.0, *)
+enum TestRegistry {
+  /// The registry's state and the hooks that were there before Tempo's.
+  struct Storage: @unchecked Sendable {
+    // Invariant: reached only inside `TestRegistry.box`'s lock.
+    var state = TestRegistryState<TestExecutor>()
+    var previous = RuntimeHooks.Previous()
+  }
+
+  private static let box = LockedBox(Storage(), rank: .testRegistry)
+
+  // MARK: Executors
+
+  /// `executor` opens: installs the hooks if nothing needed them before.
+  static func open(_ executor: TestExecutor) {
+    guard RuntimeHooks.areAvailable else { return }
+    RuntimeHooks.prepare()
+    box.withLock { storage in
+      let hooks = storage.state.opened(executor)
+      RuntimeHooks.apply(hooks, saving: &storage.previous)
+    }
+  }
+
+  /// `executor` closes: its tasks, and the tasks it adopted, count for nobody any more; the
+  /// previous hooks are put back if nothing needs them.
+  static func close(_ executor: TestExecutor) {
+    guard RuntimeHooks.areAvailable else { return }
+    let released = box.withLock { storage in
+      let (hooks, released) = storage.state.closed(executor)
+      RuntimeHooks.apply(hooks, saving: &storage.previous)
+      return released
+    }
+    // The executors are released after unlocking.
+    withExtendedLifetime(released) {}
+  }
+
+  /// Whether any executor is open or any clock watches (for tests).
+  static var isInUse: Bool { box.withLock { $0.state.needsHooks } }
+
+  /// Whether Tempo's hooks are installed now (for tests).
+  static var hooksAreInstalled: Bool { box.withLock { _ in RuntimeHooks.globalIsInstalled } }
+
+  /// How many task entries the registry keeps: members and lineage entries (for tests).
+  static var entryCount: Int {
+    box.withLock { $0.state.memberCount + $0.state.lineage.entries.count }
+  }
+
+  /// The hook that was installed before Tempo's global one, to send a job on to.
+  static var previousGlobalHook: RuntimeHooks.JobHook? { box.withLock { $0.previous.global } }
+
+  // MARK: Members
+
+  /// Remembers `task` as one of `executor`'s. (The task's ID is read by the caller, while the
+  /// task is known to be alive: once its job is queued, another thread may run it to its end.)
+  static func note(_ task: TaskRef, memberOf executor: TestExecutor) {
+    let replaced = box.withLock { $0.state.note(task, memberOf: executor) }
+    withExtendedLifetime(replaced) {}
+  }
+
+  /// The open executor that has met `task`, a live task, if any.
+  static func executorThatMet(task: UnsafeRawPointer) -> TestExecutor? {
+    let id = JobIdentity.taskID(task)
+    return box.withLock { $0.state.member(at: task, id: id) }
+  }
+
+  /// The open executor that has met `task`, which may have ended (its ID is not read).
+  static func executorThatMet(_ task: TaskRef) -> TestExecutor? {
+    box.withLock { $0.state.member(at: task.address, id: task.id) }
+  }
+
+  /// The open executor that has met the current task, if any.
+  static func executorThatMetCurrentTask() -> TestExecutor? {
+    TestExecutor.currentTaskPointer.flatMap(executorThatMet(task:))
+  }
+
+  /// The executors that have met `current` and `job`'s task (both live), in one look.
+  static func members(
+    current: UnsafeRawPointer?, job: UnsafeRawPointer?
+  ) -> (byCurrent: TestExecutor?, byJob: TestExecutor?) {
+    let currentID = current.map(JobIdentity.taskID)
+    let jobID = job.map(JobIdentity.taskID)
+    return box.withLock { storage in
+      (
+        current.flatMap { storage.state.member(at: $0, id: currentID!) },
+        job.flatMap { storage.state.member(at: $0, id: jobID!) }
+      )
+    }
+  }
+
+  /// The executors open now.
+  static var openExecutors: [TestExecutor] { box.withLock { Array($0.state.open.values) } }
+
+  // MARK: Whose a job is
+
+  /// The open executor of the current task, if it is one of a test's: the one of its
+  /// `withTestExecutor` scope, the one whose job the thread is running, or the one that has
+  /// met it.
+  static func executorForCurrentContext() -> TestExecutor? {
+    firstCandidate(forJob: nil) { _ in true }
+  }
+
+  /// Offers a job to the open executors it may belong to, most specific first, and answers the
+  /// first that `takes` it: the one function that decides where a job arriving from the
+  /// runtime goes (``Routing`` has the order and its reasons). An executor may have closed
+  /// meanwhile; it refuses the job then, and the next is asked.
+  static func firstCandidate(
+    forJob job: UnsafeRawPointer?, _ takes: (TestExecutor) -> Bool
+  ) -> TestExecutor? {
+    let taskJob = job.flatMap { JobIdentity.isTask($0) ? $0 : nil }
+    let scoped = TestExecutor.current
+    let running = RunningJob.executor
+    // The runtime lets go of a task before it enqueues what the task leaves for (an actor's
+    // processing job); the thread still runs the task's job then.
+    let current = TestExecutor.currentTaskPointer ?? RunningJob.current.task
+    let route = Routing(
+      scoped: scoped, running: running, isTask: taskJob != nil,
+      isPlainMainQueueBlock: running == nil && scoped == nil && current == nil
+        && RuntimeHooks.isOnMainQueue)
+    return route.firstTaker(
+      members: { members(current: current, job: taskJob) },
+      mainQueueBlockTakers: { openExecutors.filter { $0.includesMainQueueBlocks } },
+      admits: { executor in taskJob.map(executor.admits(task:)) ?? true },
+      takes: takes)
+  }
+
+  // MARK: Watching and the lineage
+
+  /// A clock, scheduler or timeline made outside any task starts watching for its test;
+  /// returns how many tasks had been seen (``LineageState/made``), to find its test's task by.
+  static func watch() -> Int {
+    guard RuntimeHooks.areAvailable else { return 0 }
+    RuntimeHooks.prepare()
+    return box.withLock { storage in
+      let (hooks, made) = storage.state.watch()
+      RuntimeHooks.apply(hooks, saving: &storage.previous)
+      return made
+    }
+  }
+
+  /// It stops watching (it went away).
+  static func unwatch() {
+    guard RuntimeHooks.areAvailable else { return }
+    box.withLock { storage in
+      RuntimeHooks.apply(storage.state.unwatch(), saving: &storage.previous)
+    }
+  }
+
+  /// Whether the current task was seen while watching, and started by no task (see
+  /// ``LineageState/isStartedOutsideAnyTask(_:)``); false when nobody watches.
+  static func currentTaskIsStartedOutsideAnyTask() -> Bool {
+    guard let current = TestExecutor.currentTaskPointer else { return false }
+    let task = TaskRef(current)
+    return box.withLock { $0.state.isStartedOutsideAnyTask(task) }
+  }
+
+  /// Counts `job` as leaving for outside any test executor (see ``TaskLineage/relay(_:)``); nil
+  /// if nobody watches or it counts for no task. Call ``finished(_:)`` with the answer when it
+  /// has run.
+  static func leaves(_ job: UnownedJob) -> LineageState<TestExecutor>.OutsideJob? {
+    let pointer = unsafeBitCast(job, to: UnsafeRawPointer.self)
+    let task = JobIdentity.isTask(pointer) ? TaskRef(pointer) : nil
+    // As for routing: the task the thread runs, even where the runtime has let go of it.
+    let current = (TestExecutor.currentTaskPointer ?? RunningJob.current.task).map(TaskRef.init)
+    let (counted, replaced) = box.withLock {
+      storage -> (LineageState<TestExecutor>.OutsideJob?, TestRegistryState<TestExecutor>.Member?)
+      in
+      guard let (counted, adopter) = storage.state.leaves(task: task, current: current) else {
+        return (nil, nil)
+      }
+      // Usually an adopted task's jobs go to its executor; one that did not (it was being
+      // adopted meanwhile) is counted there, unless the executor refuses it (closed, or the
+      // task is waiting for the executor's work to go quiet). Asked in the same step, under
+      // the executor's own lock (ranked after this one).
+      guard let adopter else { return (counted, nil) }
+      let counts = adopter.countOutsideJob(of: counted.task.address)
+      return (counted, storage.state.countedOutside(counted, by: adopter, counts: counts))
+    }
+    withExtendedLifetime(replaced) {}
+    return counted
+  }
+
+  /// A job that ``leaves(_:)`` counted for its task has run.
+  static func finished(_ job: LineageState<TestExecutor>.OutsideJob) {
+    let adopter = box.withLock { $0.state.finished(job) }
+    adopter?.outsideJobFinished()
+  }
+
+  /// The task of the test `task` belongs to, for a clock made when `clockMade` tasks had been
+  /// seen (``LineageState/testTask(of:clockMade:)``), or `task` if the lineage does not tell.
+  static func testTask(of task: TaskRef, clockMade: Int) -> TaskRef {
+    box.withLock { $0.state.testTask(of: task, clockMade: clockMade) } ?? task
+  }
+
+  /// `executor`, opened for `root`, adopts the tasks `root` started while watched, remembers
+  /// them as its test's, and counts their jobs in flight (and `root`'s own, if `countingRoot`).
+  static func adopt(
+    descendantsOf root: TaskRef, by executor: TestExecutor, countingRoot: Bool = false
+  ) {
+    let replaced = box.withLock { storage in
+      let (inFlight, replaced) = storage.state.adopt(
+        descendantsOf: root, by: executor, countingRoot: countingRoot)
+      // In the same step, so that no job of theirs passes between: from here on their jobs go
+      // to the executor, and those in flight count there until they have run.
+      if inFlight > 0 { executor.addOutsideJobs(inFlight) }
+      return replaced
+    }
+    withExtendedLifetime(replaced) {}
+  }
+}

@@ -1,0 +1,173 @@
+/// Everything process-wide that the test executors share, and every rule that changes it: a
+/// pure value with no lock and no side effects, behind ``TestRegistry``'s one lock.
+///
+/// It holds the executors open now, the tasks each has met (by address, with the task's ID), how
+/// many clocks made outside any task watch for their test, and the lineage those watch
+/// (``LineageState``: who started whom, and whose jobs are on their way). Its events answer
+/// whether the runtime's hooks must be installed or put back, and what to release after
+/// unlocking; its queries answer whose a task is.
+///
+/// `Executor` is the executor type (generic, so that the rules are tested without one).
+///
+/// ```swift
+/// var registry = TestRegistryState<TestExecutor>()
+/// if registry.opened(executor) == .install { /* install the hooks */ }
+/// registry.note(task, memberOf: executor)
+/// registry.member(at: task.address, id: task.id)   // executor
+/// ```
+package struct TestRegistryState<Executor: AnyObject> {
+  /// A task an executor has met.
+  package struct Member {
+    package let executor: Executor
+    package let taskID: UInt32
+  }
+
+  /// What the runtime's hooks need after an event.
+  package enum Hooks: Equatable {
+    /// Nothing changes.
+    case unchanged
+    /// The first executor opened, or the first watch began: install them.
+    case install
+    /// Another executor opened while they are installed: put Tempo's global hook back if
+    /// someone removed it.
+    case keepInstalled
+    /// Nothing needs them any more: put back what was there before.
+    case restore
+  }
+
+  /// The executors open now.
+  package private(set) var open: [ObjectIdentifier: Executor] = [:]
+  /// The tasks each open executor has met, by address. An entry whose ID differs from the task
+  /// now at that address belongs to an ended task, and says nothing.
+  private var members: [UnsafeRawPointer: Member] = [:]
+  /// How many clocks, schedulers and timelines made outside any task watch for their test.
+  package private(set) var watchers = 0
+  /// Who started whom while anyone watches.
+  package private(set) var lineage = LineageState<Executor>()
+
+  package init() {}
+
+  /// Whether anything needs the hooks: an open executor, or a watch.
+  package var needsHooks: Bool { !open.isEmpty || watchers > 0 }
+
+  /// How many tasks are remembered as members of open executors (for tests).
+  package var memberCount: Int { members.count }
+
+  // MARK: Executors
+
+  /// `executor` opens.
+  package mutating func opened(_ executor: Executor) -> Hooks {
+    let hooks: Hooks = needsHooks ? .keepInstalled : .install
+    precondition(
+      open.updateValue(executor, forKey: ObjectIdentifier(executor)) == nil,
+      "the test registry: an executor opened twice")
+    return hooks
+  }
+
+  /// `executor` closes: its members and the tasks it adopted are forgotten. Answers what the
+  /// hooks need, and the references to release after unlocking.
+  package mutating func closed(_ executor: Executor) -> (hooks: Hooks, released: [Any]) {
+    guard open.removeValue(forKey: ObjectIdentifier(executor)) != nil else {
+      return (.unchanged, [])
+    }
+    let before = members
+    members = members.filter { $0.value.executor !== executor }
+    let adopted = lineage.forget(executor)
+    // Its tasks' entries go too once nobody watches (else the last watch's end removes them).
+    if watchers == 0 { lineage.removeUnadopted() }
+    return (needsHooks ? .unchanged : .restore, [before, adopted])
+  }
+
+  // MARK: Watching
+
+  /// A clock, scheduler or timeline made outside any task starts watching for its test.
+  /// Answers what the hooks need, and how many tasks the lineage had seen
+  /// (``LineageState/made``), to find its test's task by.
+  package mutating func watch() -> (hooks: Hooks, made: Int) {
+    let hooks: Hooks = needsHooks ? .unchanged : .install
+    watchers += 1
+    return (hooks, lineage.made)
+  }
+
+  /// It stops watching. When nobody watches any more, the tasks nobody adopted are forgotten.
+  package mutating func unwatch() -> Hooks {
+    precondition(watchers > 0, "the test registry: a watch ended that never began")
+    watchers -= 1
+    guard watchers == 0 else { return .unchanged }
+    lineage.removeUnadopted()
+    return needsHooks ? .unchanged : .restore
+  }
+
+  // MARK: Members
+
+  /// Remembers `task` as one of `executor`'s, if it is open. Answers the entry it replaced,
+  /// to release after unlocking.
+  package mutating func note(_ task: TaskRef, memberOf executor: Executor) -> Member? {
+    guard open[ObjectIdentifier(executor)] != nil else { return nil }
+    return members.updateValue(
+      Member(executor: executor, taskID: task.id), forKey: task.address)
+  }
+
+  /// The open executor that has met the task with `id` at `address`, if any.
+  package func member(at address: UnsafeRawPointer, id: UInt32) -> Executor? {
+    guard let member = members[address], member.taskID == id else { return nil }
+    return member.executor
+  }
+
+  // MARK: Lineage
+
+  /// A job leaves for outside any test executor (``LineageState/leaves(task:current:)``), while
+  /// anyone watches or its task was adopted. Answers how it counts, and the adopter that counts
+  /// it as its test's work: the caller asks that executor (whose lock ranks after this one's)
+  /// and then calls ``countedOutside(_:by:)``.
+  package mutating func leaves(
+    task: TaskRef?, current: TaskRef?
+  ) -> (job: LineageState<Executor>.OutsideJob, adopter: Executor?)? {
+    guard watchers > 0 || (task ?? current).flatMap(lineage.adopter(of:)) != nil,
+      let job = lineage.leaves(task: task, current: current)
+    else { return nil }
+    return (job, lineage.adopter(of: job.task))
+  }
+
+  /// The adopter of `job`'s task counts it (`counts`), and remembers a task newly adopted with
+  /// its creator as its test's. Answers the member entry replaced, to release after unlocking.
+  package mutating func countedOutside(
+    _ job: LineageState<Executor>.OutsideJob, by adopter: Executor, counts: Bool
+  ) -> Member? {
+    if counts { lineage.count(job) }
+    return job.isNewlyAdopted ? note(job.task, memberOf: adopter) : nil
+  }
+
+  /// A job that ``leaves(task:current:)`` counted has run; answers the executor that counted it,
+  /// which must count it as finished too.
+  package mutating func finished(_ job: LineageState<Executor>.OutsideJob) -> Executor? {
+    lineage.finished(job)
+  }
+
+  /// `executor`, opened for `root`, adopts the tasks `root` started while watched and remembers
+  /// them as its test's; answers how many of their jobs are in flight, for the executor to
+  /// count (``LineageState/adopt(descendantsOf:by:countingRoot:)``), and the member entries
+  /// replaced, to release after unlocking.
+  package mutating func adopt(
+    descendantsOf root: TaskRef, by executor: Executor, countingRoot: Bool
+  ) -> (inFlight: Int, replaced: [Member]) {
+    let (tasks, inFlight) = lineage.adopt(
+      descendantsOf: root, by: executor, countingRoot: countingRoot)
+    return (inFlight, tasks.compactMap { note($0, memberOf: executor) })
+  }
+
+  /// Whether `task` was seen while watching, and started by no task; false when nobody
+  /// watches.
+  package func isStartedOutsideAnyTask(_ task: TaskRef) -> Bool {
+    watchers > 0 && lineage.isStartedOutsideAnyTask(task)
+  }
+
+  /// The task of the test `task` belongs to (``LineageState/testTask(of:clockMade:)``).
+  package func testTask(of task: TaskRef, clockMade: Int) -> TaskRef? {
+    lineage.testTask(of: task, clockMade: clockMade)
+  }
+}
+
+// Invariant: the raw pointers it keeps (task addresses) are identities only, never read
+// through; the rest is values and executors, which are Sendable.
+extension TestRegistryState: @unchecked Sendable where Executor: Sendable {}
