@@ -69,10 +69,6 @@ package struct TestActivity: Equatable, Sendable {
 
 @available(TempoTestExecutor 1.0, *)
 extension TestExecutor {
-  /// Whether the current task is an auto-advance driver, whose waits for quiet also wait for
-  /// outside work to end.
-  @TaskLocal package static var waitsForOutsideWork = false
-
   /// The role of a sleep the current task starts now; nil if it cannot hold up a test for good
   /// (a task the test left running, which may outlive it).
   package static func roleOfCurrentSleeper() -> SleeperRole? {

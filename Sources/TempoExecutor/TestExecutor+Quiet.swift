@@ -14,24 +14,32 @@ extension TestExecutor {
   /// jobs on the caller's thread while it can. Answers false, after reporting at `location`, if
   /// the work did not go quiet within ``jobBudget`` jobs (a task that yields or re-schedules
   /// itself forever).
+  ///
+  /// - Parameter respectingOutsideWork: Whether quiet also waits for the outside work the test
+  ///   declared (`withOutsideWork`) to end: an auto-advance driver's wait, never an advance
+  ///   the test asked for.
   @discardableResult
-  package func settle(at location: SourceLocation) async -> Bool {
+  package func settle(
+    at location: SourceLocation, respectingOutsideWork: Bool = false
+  ) async -> Bool {
     guard let task = Self.currentTaskPointer else { return true }
     beginDriving(task)
-    return await settleAgain(at: location)
+    return await settleAgain(at: location, respectingOutsideWork: respectingOutsideWork)
   }
 
-  /// ``settle(at:)`` for a task that has settled before and not rejoined since: a drive
-  /// settles once before its first action and again after each, and the task is a driver
-  /// already.
+  /// ``settle(at:respectingOutsideWork:)`` for a task that has settled before and not rejoined
+  /// since: a drive settles once before its first action and again after each, and the task is
+  /// a driver already.
   @discardableResult
-  package func settleAgain(at location: SourceLocation) async -> Bool {
+  package func settleAgain(
+    at location: SourceLocation, respectingOutsideWork: Bool = false
+  ) async -> Bool {
     var giveUpAt: Int?
     while true {
       let jobsRun = lock.withLock { state.beginDraining() }
       let limit = giveUpAt ?? jobsRun + Self.jobBudget
       giveUpAt = limit
-      guard await quietHere(giveUpAt: limit) else {
+      guard await quietHere(giveUpAt: limit, respectingOutsideWork: respectingOutsideWork) else {
         location.report(
           """
           The work started in this test did not go quiet after \(Self.jobBudget) jobs, so the \
@@ -93,15 +101,15 @@ extension TestExecutor {
 
   /// Waits until nothing is queued or running, or the budget is spent (false), for a caller
   /// that has begun draining; ends the draining.
-  private func quietHere(giveUpAt: Int) async -> Bool {
+  private func quietHere(giveUpAt: Int, respectingOutsideWork: Bool) async -> Bool {
     drainOnCallersThread(giveUpAt: giveUpAt)
     lookWhetherOpenerSuspended()
     let (answer, outside, wake) = lock.withLock {
       (state.quietAnswer(giveUpAt: giveUpAt), state.outsideWork > 0, state.endDraining())
     }
     start(wake)
-    // An auto-advance driver also waits for outside work; the task-local is read only then.
-    let respectsOutsideWork = outside && Self.waitsForOutsideWork
+    // An auto-advance driver also waits for outside work.
+    let respectsOutsideWork = outside && respectingOutsideWork
     // Usually quiet already: answer without suspending, since a continuation resumed at once
     // still sends the caller through the global executor's queue.
     if let answer, !(answer && respectsOutsideWork) { return answer }

@@ -105,10 +105,7 @@ private struct AutoDriver<Timeline: TimelineDriving & Sendable>: Sendable {
 
   func drive() async {
     if #available(TempoTestExecutor 1.0, *), let executor = executor as? TestExecutor {
-      // Its waits for quiet also wait for outside work the test declared.
-      await TestExecutor.$waitsForOutsideWork.withValue(true) {
-        await TestExecutor.$current.withValue(executor) { await loop() }
-      }
+      await TestExecutor.$current.withValue(executor) { await loop() }
     } else {
       await loop()
     }

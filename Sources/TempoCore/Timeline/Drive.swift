@@ -275,7 +275,10 @@ extension TimelineDriving {
     isolation: isolated (any Actor)? = #isolation, at location: SourceLocation
   ) async -> RunMeter {
     var meter = RunMeter(budget: budget, pending: budget == nil ? 0 : pendingCount)
-    await Settling.perform(wakeUps: wakeUps, scope: scope, at: location) {
+    // Auto-advance's driver also waits for the outside work the test declared.
+    await Settling.perform(
+      wakeUps: wakeUps, scope: scope, respectingOutsideWork: auto != nil, at: location
+    ) {
       // Asked after settling, so a test that turned it off while the last item's work ran
       // is seen before the next step.
       if let auto, !auto.driverMayStep() { return nil }

@@ -69,8 +69,11 @@ extension Settling {
   /// (a drive's budget is its own: `takeNext` answers nil once it is spent), and lets the work
   /// go quiet (see ``settle(_:scope:at:)``) before the first action and after each. (The
   /// synchronous loop is written out in the drive itself; see `Drive.swift`.)
+  ///
+  /// - Parameter respectingOutsideWork: Whether quiet also waits for the outside work the test
+  ///   declared: true for auto-advance's driver only.
   package static func perform(
-    wakeUps: WakeUps? = nil, scope: ImplicitScope? = nil,
+    wakeUps: WakeUps? = nil, scope: ImplicitScope? = nil, respectingOutsideWork: Bool = false,
     isolation: isolated (any Actor)? = #isolation, at location: SourceLocation,
     _ takeNext: () -> (() -> Void)?
   ) async {
@@ -78,10 +81,10 @@ extension Settling {
       let executor = executor(scope, at: location)
     {
       // The jobs an action releases run right after it, on this thread.
-      await executor.settle(at: location)
+      await executor.settle(at: location, respectingOutsideWork: respectingOutsideWork)
       while let action = takeNext() {
         executor.runAndDrain(action)
-        await executor.settleAgain(at: location)
+        await executor.settleAgain(at: location, respectingOutsideWork: respectingOutsideWork)
       }
       return
     }
