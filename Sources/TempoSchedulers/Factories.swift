@@ -17,11 +17,7 @@ extension DispatchQueue {
   /// scheduler.advance(by: .seconds(1))
   /// ```
   public static var test: TestSchedulerOf<DispatchQueue> {
-    TestScheduler(
-      timeline: Timeline(now: _tempoEpoch, name: "TestScheduler") { $0.advanced(by: $1) },
-      creation: .factoryProperty(
-        "DispatchQueue.test", instead: "DispatchQueue.test(timeline: TestTimeline())")
-    )
+    .madeByFactoryProperty(of: "DispatchQueue")
   }
 
   /// A test scheduler on a shared timeline: one advance of the timeline, or of any of its
@@ -109,11 +105,7 @@ extension RunLoop {
   /// scheduler.advance(by: .seconds(1))
   /// ```
   public static var test: TestSchedulerOf<RunLoop> {
-    TestScheduler(
-      timeline: Timeline(now: _tempoEpoch, name: "TestScheduler") { $0.advanced(by: $1) },
-      creation: .factoryProperty(
-        "RunLoop.test", instead: "RunLoop.test(timeline: TestTimeline())")
-    )
+    .madeByFactoryProperty(of: "RunLoop")
   }
 
   /// A test scheduler on a shared timeline: one advance of the timeline, or of any of its
@@ -201,11 +193,7 @@ extension OperationQueue {
   /// scheduler.advance(by: .seconds(1))
   /// ```
   public static var test: TestSchedulerOf<OperationQueue> {
-    TestScheduler(
-      timeline: Timeline(now: _tempoEpoch, name: "TestScheduler") { $0.advanced(by: $1) },
-      creation: .factoryProperty(
-        "OperationQueue.test", instead: "OperationQueue.test(timeline: TestTimeline())")
-    )
+    .madeByFactoryProperty(of: "OperationQueue")
   }
 
   /// A test scheduler on a shared timeline: one advance of the timeline, or of any of its
@@ -293,11 +281,7 @@ extension UIScheduler {
   /// scheduler.advance(by: .seconds(1))
   /// ```
   public static var test: TestSchedulerOf<UIScheduler> {
-    TestScheduler(
-      timeline: Timeline(now: _tempoEpoch, name: "TestScheduler") { $0.advanced(by: $1) },
-      creation: .factoryProperty(
-        "UIScheduler.test", instead: "UIScheduler.test(timeline: TestTimeline())")
-    )
+    .madeByFactoryProperty(of: "UIScheduler")
   }
 
   /// A test scheduler on a shared timeline: one advance of the timeline, or of any of its
@@ -355,5 +339,19 @@ extension UIScheduler {
   /// line: `UnimplementedSchedulerOf<UIScheduler>(prefix, now:)` captures the caller's.
   public static func unimplemented(_ prefix: String) -> UnimplementedSchedulerOf<UIScheduler> {
     UnimplementedScheduler(prefix, now: _tempoEpoch, location: nil)
+  }
+}
+
+extension TestScheduler where SchedulerTimeType: _TempoEpochTime {
+  /// The test scheduler of the factory property `.test` of the scheduler type named `type`: at
+  /// the type's epoch, on a timeline of its own. A property cannot know the line that read it,
+  /// so its issues say how to make one that does.
+  static func madeByFactoryProperty(of type: String) -> TestScheduler {
+    TestScheduler(
+      timeline: Timeline(now: SchedulerTimeType._tempoEpoch, name: "TestScheduler") {
+        $0.advanced(by: $1)
+      },
+      creation: .factoryProperty(
+        "\(type).test", instead: "\(type).test(timeline: TestTimeline())"))
   }
 }
