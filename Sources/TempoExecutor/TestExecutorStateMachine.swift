@@ -12,7 +12,7 @@
 /// is scheduled on a shared system thread. While a driver drains, a job queued behind it is its
 /// to run; a delayed pump (the backstop) is scheduled in case the driver is blocked on that very
 /// job.
-struct ExecutorQueue<Job> {
+struct TestExecutorStateMachine<Job> {
   struct Waiter {
     let continuation: UnsafeContinuation<Bool, Never>
     /// The value of `jobsRun` at which the waiter gives up.
@@ -236,7 +236,7 @@ struct ExecutorQueue<Job> {
   }
 
   /// The running job is done: counts it, and returns the waiters that releases.
-  /// (Internal for `ExecutorQueue+Testing.swift`.)
+  /// (Internal for `TestExecutorStateMachine+Testing.swift`.)
   mutating func finishRunning() -> [Release] {
     precondition(isRunningJob, "a job finished that was not running")
     isRunningJob = false
@@ -439,7 +439,7 @@ struct ExecutorQueue<Job> {
 
   /// The one rule for who runs a queued job: a driver that is draining (with a backstop in case
   /// it is blocked on that job), else a pump.
-  /// (Internal for `ExecutorQueue+Testing.swift`.)
+  /// (Internal for `TestExecutorStateMachine+Testing.swift`.)
   mutating func wakeIfNeeded() -> Wake {
     guard head < jobs.count else { return .none }
     if drainers > 0 {

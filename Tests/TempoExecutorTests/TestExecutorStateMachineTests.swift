@@ -5,12 +5,12 @@ import Testing
 
 /// The test executor's state machine, driven directly: each event says who must run the queue
 /// next, and quiet means nothing queued or running here or on the main actor.
-@Suite struct ExecutorQueueTests {
+@Suite struct TestExecutorStateMachineTests {
   let task = UnsafeRawPointer(bitPattern: 0x1000)!
   let driver = UnsafeRawPointer(bitPattern: 0x2000)!
 
   @Test func aJobQueuedWithNobodyRunningTheQueueStartsOnePump() {
-    var queue = ExecutorQueue<Int>()
+    var queue = TestExecutorStateMachine<Int>()
     var wakes = [queue.enqueue(1, task: task).wake]
     wakes.append(queue.enqueue(2, task: task).wake)  // the pump takes both
     #expect(wakes == [.pump, .none])
@@ -25,7 +25,7 @@ import Testing
   }
 
   @Test func aJobQueuedWhileADriverDrainsIsItsToRunWithOneBackstop() {
-    var queue = ExecutorQueue<Int>()
+    var queue = TestExecutorStateMachine<Int>()
     queue.beginDraining()
     #expect(queue.enqueue(1, task: task).wake == .backstop)
     #expect(queue.enqueue(2, task: task).wake == .none)
@@ -41,7 +41,7 @@ import Testing
   /// A backstop that comes due runs the queue only if a job waits there with none running: the
   /// driver's thread is then blocked or busy. Otherwise it only lets a later one be armed.
   @Test func aBackstopRunsTheQueueOnlyIfAJobWaitsWithNoneRunning() {
-    var queue = ExecutorQueue<Int>()
+    var queue = TestExecutorStateMachine<Int>()
     queue.beginDraining()
     #expect(queue.enqueue(1, task: task).wake == .backstop)
     let firstRuns = queue.backstopFired()
@@ -60,14 +60,14 @@ import Testing
   }
 
   @Test func whatADriverLeavesGoesToAPump() {
-    var queue = ExecutorQueue<Int>()
+    var queue = TestExecutorStateMachine<Int>()
     queue.beginDraining()
     _ = queue.enqueue(1, task: task)
     #expect(queue.endDraining() == .pump)
   }
 
   @Test func aDriversOwnTaskIsRefusedWhileItWaitsForQuiet() {
-    var queue = ExecutorQueue<Int>()
+    var queue = TestExecutorStateMachine<Int>()
     _ = queue.beginDriving(driver)
     #expect(!queue.enqueue(1, task: driver).accepted)
     let refused = queue.mainJobQueued(task: driver)
@@ -79,7 +79,7 @@ import Testing
   }
 
   @Test func mainActorJobsOfTheTestKeepItFromBeingQuiet() {
-    var queue = ExecutorQueue<Int>()
+    var queue = TestExecutorStateMachine<Int>()
     let counted = queue.mainJobQueued(task: task)
     #expect(counted)
     #expect(!queue.isQuiet)
@@ -90,7 +90,7 @@ import Testing
   }
 
   @Test func aSpentBudgetAnswersFalse() {
-    var queue = ExecutorQueue<Int>()
+    var queue = TestExecutorStateMachine<Int>()
     for job in 0..<3 {
       _ = queue.enqueue(job, task: task)
       _ = queue.takeForDriver(giveUpAt: 3)
@@ -102,7 +102,7 @@ import Testing
   }
 
   @Test func theLastLeaseClosesAndNoLeaseIsTakenAfterwards() {
-    var queue = ExecutorQueue<Int>()
+    var queue = TestExecutorStateMachine<Int>()
     let retained = [queue.retainLease(), queue.retainLease()]
     #expect(retained == [true, true])
     let first = queue.releaseLease()
@@ -116,7 +116,7 @@ import Testing
   }
 
   @Test func aWaiterIsReleasedWhenTheLastJobFinishes() async {
-    var queue = ExecutorQueue<Int>()
+    var queue = TestExecutorStateMachine<Int>()
     _ = queue.enqueue(1, task: task)
     _ = queue.takeForPump()
     let answer = await withUnsafeContinuation { continuation in
@@ -131,11 +131,11 @@ import Testing
 }
 
 /// The combined events a running queue uses: finishing a job and taking the next in one step.
-@Suite struct ExecutorQueueStepTests {
+@Suite struct TestExecutorStateMachineStepTests {
   let task = UnsafeRawPointer(bitPattern: 0x1000)!
 
   @Test func aDriverFinishesAndTakesTheNextJobInOneStep() {
-    var queue = ExecutorQueue<Int>()
+    var queue = TestExecutorStateMachine<Int>()
     #expect(queue.beginDraining() == 0)
     _ = queue.enqueue(1, task: task)
     _ = queue.enqueue(2, task: task)
@@ -152,7 +152,7 @@ import Testing
   }
 
   @Test func aDriverStopsTakingWhenItsBudgetIsSpent() {
-    var queue = ExecutorQueue<Int>()
+    var queue = TestExecutorStateMachine<Int>()
     let giveUpAt = queue.beginDraining() + 1
     _ = queue.enqueue(1, task: task)
     _ = queue.enqueue(2, task: task)
@@ -163,7 +163,7 @@ import Testing
   }
 
   @Test func aPumpFinishesAndTakesTheNextJobInOneStep() {
-    var queue = ExecutorQueue<Int>()
+    var queue = TestExecutorStateMachine<Int>()
     _ = queue.enqueue(1, task: task)
     _ = queue.enqueue(2, task: task)
     #expect(queue.takeForPump() == 1)
@@ -175,9 +175,9 @@ import Testing
 
 /// Outside work the test declared (`withOutsideWork`) holds up an auto-advance driver's wait for
 /// quiet, and never an advance the test asked for.
-@Suite struct ExecutorQueueOutsideWorkTests {
+@Suite struct TestExecutorStateMachineOutsideWorkTests {
   @Test func onlyAWaitThatRespectsOutsideWorkWaitsForIt() {
-    var queue = ExecutorQueue<Int>()
+    var queue = TestExecutorStateMachine<Int>()
     queue.beginOutsideWork()
     #expect(queue.quietAnswer(giveUpAt: .max) == true)
     #expect(queue.quietAnswer(giveUpAt: .max, respectingOutsideWork: true) == nil)
@@ -186,11 +186,11 @@ import Testing
   }
 
   @Test func theEndOfOutsideWorkReleasesTheWaitThatRespectedIt() async {
-    var queue = ExecutorQueue<Int>()
+    var queue = TestExecutorStateMachine<Int>()
     queue.beginOutsideWork()
     queue.beginOutsideWork()
     let answer = await withUnsafeContinuation { continuation in
-      let waiter = ExecutorQueue<Int>.Waiter(
+      let waiter = TestExecutorStateMachine<Int>.Waiter(
         continuation: continuation, giveUpAt: .max, respectsOutsideWork: true)
       #expect(queue.wait(waiter) == nil)
       #expect(queue.endOutsideWork().isEmpty)  // one of two ended: still waiting
@@ -204,12 +204,12 @@ import Testing
 
 /// The job the opening task was running when a clock opened the executor for it: the test's
 /// work, though it came to no executor, until it is known to have ended.
-@Suite struct ExecutorQueueOpenerTests {
+@Suite struct TestExecutorStateMachineOpenerTests {
   let opener = UnsafeRawPointer(bitPattern: 0x3000)!
   let other = UnsafeRawPointer(bitPattern: 0x4000)!
 
   @Test func theOpenersJobKeepsTheTestFromBeingQuietUntilItSuspends() async {
-    var queue = ExecutorQueue<Int>()
+    var queue = TestExecutorStateMachine<Int>()
     queue.openerIsRunning(opener)
     #expect(!queue.isQuiet)
     let answer = await withUnsafeContinuation { continuation in
@@ -226,7 +226,7 @@ import Testing
   }
 
   @Test func nobodyWatchesTheOpenerUntilSomeoneWaits() {
-    var queue = ExecutorQueue<Int>()
+    var queue = TestExecutorStateMachine<Int>()
     queue.openerIsRunning(opener)
     let watched = queue.openerToWatch()
     #expect(watched == nil)
@@ -236,7 +236,7 @@ import Testing
   /// has ended: the new one is counted instead.
   @Test(arguments: [false, true])
   func aJobOfTheOpenerEndsTheWaitForItsFirstJob(onMainQueue: Bool) {
-    var queue = ExecutorQueue<Int>()
+    var queue = TestExecutorStateMachine<Int>()
     queue.openerIsRunning(opener)
     _ = queue.enqueue(1, task: other)
     _ = queue.takeForPump()
@@ -259,8 +259,8 @@ import Testing
   /// as waiting; if what it waits for completes in between, it reads as running again and goes
   /// on in the same job. Only reads that say "suspended" for the whole confirmation end its job.
   @Test func theOpenersStatusMustReadSuspendedForTheWholeConfirmation() {
-    let confirmation = ExecutorQueue<Int>.openerConfirmation
-    var queue = ExecutorQueue<Int>()
+    let confirmation = TestExecutorStateMachine<Int>.openerConfirmation
+    var queue = TestExecutorStateMachine<Int>()
     queue.openerIsRunning(opener)
     #expect(queue.openerRead(runnable: false, at: 1_000).isEmpty)
     #expect(queue.opener == opener)
@@ -276,13 +276,13 @@ import Testing
   }
 
   @Test func aConfirmedSuspensionReleasesTheWaiters() async {
-    var queue = ExecutorQueue<Int>()
+    var queue = TestExecutorStateMachine<Int>()
     queue.openerIsRunning(opener)
     let answer = await withUnsafeContinuation { continuation in
       #expect(queue.wait(.init(continuation: continuation, giveUpAt: .max)) == nil)
       #expect(queue.openerRead(runnable: false, at: 0).isEmpty)
       let released = queue.openerRead(
-        runnable: false, at: ExecutorQueue<Int>.openerConfirmation)
+        runnable: false, at: TestExecutorStateMachine<Int>.openerConfirmation)
       #expect(released.count == 1)
       for waiter in released { waiter.continuation.resume(returning: waiter.quiet) }
     }
@@ -293,7 +293,7 @@ import Testing
   /// running whatever a read says, and nobody watches it; after, one read of "suspended" ends
   /// it, and one running says it went on elsewhere (an actor whose job no executor took).
   @Test func anOpenersReadsOnTheMainQueueCountOnlyAfterThePass() async {
-    var queue = ExecutorQueue<Int>()
+    var queue = TestExecutorStateMachine<Int>()
     queue.openerIsRunning(opener, onMainQueue: true)
     let answer = await withUnsafeContinuation { continuation in
       #expect(queue.wait(.init(continuation: continuation, giveUpAt: .max)) == nil)
@@ -317,7 +317,7 @@ import Testing
   /// The opener that waits for quiet itself (it advances) is no longer the test's work; a
   /// waiter before it (an auto-advance driver) is released.
   @Test func theOpenerBeginningToWaitReleasesTheOthersWaiting() async {
-    var queue = ExecutorQueue<Int>()
+    var queue = TestExecutorStateMachine<Int>()
     queue.openerIsRunning(opener)
     let answer = await withUnsafeContinuation { continuation in
       #expect(queue.wait(.init(continuation: continuation, giveUpAt: .max)) == nil)
@@ -337,7 +337,7 @@ import Testing
 /// at a time, count every job run, and be quiet exactly when nothing is queued, running or on
 /// the main queue. The state machine checks its own invariants after every event (in debug
 /// builds), among them that a queued job always has someone to run it.
-@Suite struct ExecutorQueueModelTests {
+@Suite struct TestExecutorStateMachineModelTests {
   struct Model {
     var queued: [Int] = []
     var running: Int?
@@ -352,7 +352,7 @@ import Testing
   @Test(arguments: 0..<40 as Range<UInt64>)
   func randomProgramsFollowTheModel(seed: UInt64) {
     var random = SplitMix(state: seed)
-    var queue = ExecutorQueue<Int>()
+    var queue = TestExecutorStateMachine<Int>()
     var model = Model()
     let task = UnsafeRawPointer(bitPattern: 0x1000)!
     var nextJob = 0
@@ -360,7 +360,7 @@ import Testing
     var activePump = false
     var runner: Runner?
     var drainers = 0
-    func apply(_ wake: ExecutorQueue<Int>.Wake) {
+    func apply(_ wake: TestExecutorStateMachine<Int>.Wake) {
       if wake == .pump { pumps += 1 }
     }
     func took(_ job: Int?, by who: Runner) {
