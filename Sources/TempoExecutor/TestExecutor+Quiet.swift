@@ -117,9 +117,9 @@ extension TestExecutor {
   // MARK: The opener's job
 
   /// If the job the opener was running when a clock opened the executor for it may still run
-  /// (see ``TestExecutorStateMachine/opener``), looks at the opener's status: once it reads as
-  /// suspended (as often as ``TestExecutorStateMachine/OpenerReads`` asks), that job has ended,
-  /// and its next job comes here.
+  /// (see ``TestExecutorStateMachine/OpenerWatch``), looks at the opener's status: once it
+  /// reads as suspended (as often as ``TestExecutorStateMachine/OpenerWatch/Reads`` asks), that
+  /// job has ended, and its next job comes here.
   func lookWhetherOpenerSuspended() {
     // The task is kept alive, so its status can be read at any time; once the job has ended
     // (however that became known), a read changes nothing.

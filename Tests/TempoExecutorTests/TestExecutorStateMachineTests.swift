@@ -259,7 +259,7 @@ import Testing
   /// as waiting; if what it waits for completes in between, it reads as running again and goes
   /// on in the same job. Only reads that say "suspended" for the whole confirmation end its job.
   @Test func theOpenersStatusMustReadSuspendedForTheWholeConfirmation() {
-    let confirmation = TestExecutorStateMachine<Int>.openerConfirmation
+    let confirmation = TestExecutorStateMachine<Int>.OpenerWatch.confirmation
     var queue = TestExecutorStateMachine<Int>()
     queue.openerIsRunning(opener)
     #expect(queue.openerRead(runnable: false, at: 1_000).isEmpty)
@@ -282,7 +282,7 @@ import Testing
       #expect(queue.wait(.init(continuation: continuation, giveUpAt: .max)) == nil)
       #expect(queue.openerRead(runnable: false, at: 0).isEmpty)
       let released = queue.openerRead(
-        runnable: false, at: TestExecutorStateMachine<Int>.openerConfirmation)
+        runnable: false, at: TestExecutorStateMachine<Int>.OpenerWatch.confirmation)
       #expect(released.count == 1)
       for waiter in released { waiter.continuation.resume(returning: waiter.quiet) }
     }
