@@ -331,37 +331,169 @@ import Testing
   }
 }
 
-/// The state machine driven by seeded random programs of the events the executor sends it — jobs
-/// queued and run by pumps (whose turns end) and draining drivers, main-actor jobs queued and
-/// finished — against a model of what it must do: run the queue first in, first out, one job
-/// at a time, count every job run, and be quiet exactly when nothing is queued, running or on
-/// the main queue. The state machine checks its own invariants after every event (in debug
-/// builds), among them that a queued job always has someone to run it.
+/// The state machine driven by seeded random programs of the events the executor sends it,
+/// against a model of what it must do. The events: jobs of the test's tasks queued and run by
+/// pumps (whose turns end), by draining drivers and by backstops; main-actor and outside jobs
+/// counted and finished; outside work; tasks beginning and ending to wait for quiet, and
+/// waiters; the opener's job, ended by a job of the opener, by its beginning to wait, or by reads
+/// of its status (confirmed over time, or after the main queue's pass); leases taken and let go,
+/// and closing. The model: the queue runs first in, first out, one job at a time; every job run
+/// is counted; the test is quiet exactly when nothing is queued, running, on the main queue or
+/// outside, and the opener's job is over; a closed executor, or a task waiting for quiet, is
+/// refused; each waiter is released exactly when its answer is known, with that answer. When an
+/// executor has closed and its work is over, the program goes on with the next one. The state
+/// machine's invariants are checked after every step (with Tempo's internal checks on), among
+/// them that a queued job always has someone to run it.
 @Suite struct TestExecutorStateMachineModelTests {
+  typealias Machine = TestExecutorStateMachine<Int>
+
   struct Model {
+    struct Waiter {
+      let id: Int
+      let giveUpAt: Int
+      let respectsOutsideWork: Bool
+    }
+
     var queued: [Int] = []
     var running: Int?
     var mainJobs = 0
+    var outsideJobs = 0
+    var outsideWork = 0
     var jobsRun = 0
-    var isQuiet: Bool { queued.isEmpty && running == nil && mainJobs == 0 }
+    var accepted = 0
+    var lifecycle = Machine.Lifecycle.open(leases: 0)
+    var drivers: Set<UnsafeRawPointer> = []
+    var waiters: [Waiter] = []
+    /// The opener, while its job may run; whether its reads wait for the main queue's pass.
+    var opener: UnsafeRawPointer?
+    var openerOnMainQueue = false
+    var mainQueuePassRan = false
+    var openerWatched = false
+    /// The first of the reads that said "suspended" since the last that said "runnable".
+    var firstSuspendedRead: UInt64?
+
+    var isClosed: Bool { if case .closed = lifecycle { true } else { false } }
+    var isQuiet: Bool {
+      queued.isEmpty && running == nil && mainJobs == 0 && outsideJobs == 0 && opener == nil
+    }
+    func answer(giveUpAt: Int, respectingOutsideWork: Bool) -> Bool? {
+      if isQuiet, !respectingOutsideWork || outsideWork == 0 { return true }
+      return jobsRun >= giveUpAt ? false : nil
+    }
+    /// Whether a job of `task` is taken (and counted).
+    func accepts(_ task: UnsafeRawPointer) -> Bool { !isClosed && !drivers.contains(task) }
+    mutating func arrived(_ task: UnsafeRawPointer) {
+      if task == opener { endOpenersJob() }
+    }
+    mutating func endOpenersJob() {
+      opener = nil
+      openerWatched = false
+      firstSuspendedRead = nil
+    }
+    var openerReadsCount: Bool { !openerOnMainQueue || mainQueuePassRan }
+    /// The opener to watch: someone waits, its reads count, and nobody watches it yet.
+    mutating func openerToWatch() -> UnsafeRawPointer? {
+      guard let opener, openerReadsCount, !openerWatched, !waiters.isEmpty else { return nil }
+      openerWatched = true
+      return opener
+    }
   }
 
   /// Who holds the running job, so that it is finished by the same hand.
   enum Runner { case pump, driver }
 
+  /// A waiter's continuation, for the machine to hold and hand back: a stand-in that is never
+  /// resumed, told apart by its bit pattern.
+  static func continuation(_ id: Int) -> UnsafeContinuation<Bool, Never> {
+    unsafeBitCast(
+      UnsafeRawPointer(bitPattern: 0x10_0000 + id * 16)!, to: UnsafeContinuation<Bool, Never>.self)
+  }
+
+  static func id(of continuation: UnsafeContinuation<Bool, Never>) -> Int {
+    (Int(bitPattern: unsafeBitCast(continuation, to: UnsafeRawPointer.self)) - 0x10_0000) / 16
+  }
+
+  /// What one program reached, so that the suite can tell that the programs cover every part.
+  struct Coverage {
+    var executors = 0
+    var closedByScope = 0
+    var closedByLastLease = 0
+    var refused = 0
+    var openerEnds: [String: Int] = [:]
+    var released: [Bool: Int] = [:]
+    var backstopRuns = 0
+
+    mutating func add(_ other: Coverage) {
+      executors += other.executors
+      closedByScope += other.closedByScope
+      closedByLastLease += other.closedByLastLease
+      refused += other.refused
+      openerEnds.merge(other.openerEnds, uniquingKeysWith: +)
+      released.merge(other.released, uniquingKeysWith: +)
+      backstopRuns += other.backstopRuns
+    }
+  }
+
   @Test(arguments: 0..<40 as Range<UInt64>)
   func randomProgramsFollowTheModel(seed: UInt64) {
+    _ = Self.run(seed: seed)
+  }
+
+  /// The programs together reach every way the lifecycle and the opener's job can go.
+  @Test func theProgramsCoverEveryPart() {
+    var coverage = Coverage()
+    for seed in 0..<40 as Range<UInt64> { coverage.add(Self.run(seed: seed)) }
+    #expect(coverage.executors > 40, "no executor closed and made way for the next")
+    #expect(coverage.closedByScope > 0 && coverage.closedByLastLease > 0)
+    #expect(coverage.refused > 0)
+    let routes = ["job arrived", "began driving", "read confirmed", "read after pass", "gave up"]
+    for route in routes {
+      #expect(
+        coverage.openerEnds[route, default: 0] > 0, "the opener's job never ended by \(route)")
+    }
+    #expect(coverage.released[true, default: 0] > 0 && coverage.released[false, default: 0] > 0)
+    #expect(coverage.backstopRuns > 0)
+  }
+
+  /// Runs the program of `seed` against the model.
+  static func run(seed: UInt64) -> Coverage {
+    var coverage = Coverage()
     var random = SplitMix(state: seed)
-    var queue = TestExecutorStateMachine<Int>()
-    var model = Model()
     let task = UnsafeRawPointer(bitPattern: 0x1000)!
+    let driver = UnsafeRawPointer(bitPattern: 0x2000)!
+    let opener = UnsafeRawPointer(bitPattern: 0x3000)!
+    let confirmation = Machine.OpenerWatch.confirmation
+    var queue = Machine()
+    var model = Model()
     var nextJob = 0
+    var nextWaiter = 0
+    var now: UInt64 = 1_000
     var pumps = 0  // scheduled pumps not yet started
     var activePump = false
     var runner: Runner?
     var drainers = 0
-    func apply(_ wake: TestExecutorStateMachine<Int>.Wake) {
-      if wake == .pump { pumps += 1 }
+    var backstops = 0  // armed backstops not yet fired
+    func open() {
+      queue = Machine()
+      model = Model()
+      (pumps, activePump, drainers, backstops) = (0, false, 0, 0)
+      coverage.executors += 1
+      // An executor opened by a scope (no opener), or by a clock for a task running a job
+      // elsewhere, or on the main queue.
+      switch random.next() % 3 {
+      case 0: break
+      case let kind:
+        queue.openerIsRunning(opener, onMainQueue: kind == 2)
+        model.opener = opener
+        model.openerOnMainQueue = kind == 2
+      }
+    }
+    func apply(_ wake: Machine.Wake) {
+      switch wake {
+      case .none: break
+      case .pump: pumps += 1
+      case .backstop: backstops += 1
+      }
     }
     func took(_ job: Int?, by who: Runner) {
       guard let job else { return }
@@ -375,13 +507,47 @@ import Testing
       model.jobsRun += 1
       runner = nil
     }
-    for _ in 0..<2_000 {
-      switch random.next() % 10 {
+    /// The waiters an event released: exactly those whose answer the model knows now, each
+    /// with that answer.
+    func released(_ released: [Machine.Release]) {
+      var expected: [Int: Bool] = [:]
+      let known = model
+      model.waiters.removeAll { waiter in
+        let answer = known.answer(
+          giveUpAt: waiter.giveUpAt, respectingOutsideWork: waiter.respectsOutsideWork)
+        guard let answer else { return false }
+        expected[waiter.id] = answer
+        return true
+      }
+      let actual = Dictionary(
+        released.map { (Self.id(of: $0.continuation), $0.quiet) }, uniquingKeysWith: { _, b in b })
+      #expect(actual == expected, "seed \(seed): released waiters")
+      #expect(actual.count == released.count, "seed \(seed): a waiter released twice")
+      for answer in actual.values { coverage.released[answer, default: 0] += 1 }
+    }
+    func someTask() -> UnsafeRawPointer {
+      switch random.next() % 6 {
+      case 0: driver
+      case 1: opener
+      default: task
+      }
+    }
+    open()
+    for _ in 0..<3_000 {
+      var release: [Machine.Release] = []
+      switch random.next() % 26 {
       case 0, 1:
-        let (accepted, wake) = queue.enqueue(nextJob, task: task)
-        #expect(accepted)
-        model.queued.append(nextJob)
-        nextJob += 1
+        let of = someTask()
+        let (accepted, wake) = queue.enqueue(nextJob, task: of)
+        #expect(accepted == model.accepts(of), "seed \(seed): enqueue")
+        if !accepted { coverage.refused += 1 }
+        if accepted {
+          if of == model.opener { coverage.openerEnds["job arrived", default: 0] += 1 }
+          model.arrived(of)
+          model.queued.append(nextJob)
+          model.accepted += 1
+          nextJob += 1
+        }
         apply(wake)
       case 2 where pumps > 0 && !activePump:
         // A scheduled pump starts.
@@ -391,7 +557,8 @@ import Testing
         took(job, by: .pump)
       case 3 where runner == .pump:
         finished()
-        let (_, next) = queue.finishJobAndTakeForPump()
+        let (released, next) = queue.finishJobAndTakeForPump()
+        release = released
         activePump = next != nil
         took(next, by: .pump)
       case 4:
@@ -400,31 +567,196 @@ import Testing
         if runner == nil { took(queue.takeForDriver(giveUpAt: .max), by: .driver) }
       case 5 where runner == .driver:
         finished()
-        let (_, wake, next) = queue.finishJobAndTakeForDriver(giveUpAt: .max)
+        let (released, wake, next) = queue.finishJobAndTakeForDriver(giveUpAt: .max)
+        release = released
         apply(wake)
         took(next, by: .driver)
       case 6 where drainers > 0 && runner != .driver:
         drainers -= 1
         apply(queue.endDraining())
       case 7:
-        let counted = queue.mainJobQueued(task: task)
-        #expect(counted)
-        model.mainJobs += 1
+        let of = someTask()
+        let counted = queue.mainJobQueued(task: of)
+        #expect(counted == model.accepts(of), "seed \(seed): main-actor job")
+        if counted {
+          if of == model.opener { coverage.openerEnds["job arrived", default: 0] += 1 }
+          model.arrived(of)
+          model.mainJobs += 1
+          model.accepted += 1
+        }
       case 8 where model.mainJobs > 0:
-        _ = queue.mainJobFinished()
+        release = queue.mainJobFinished()
         model.mainJobs -= 1
         model.jobsRun += 1
       case 9 where runner == .pump:
         // The pump's turn ends: it goes to the back of its queue if a job is left.
         finished()
-        let (_, goesOn) = queue.finishJobAndEndTurn()
+        let (released, goesOn) = queue.finishJobAndEndTurn()
+        release = released
         activePump = false
+        #expect(goesOn == !model.queued.isEmpty, "seed \(seed): a pump's next turn")
         if goesOn { pumps += 1 }
+      case 10 where model.mainJobs > 0:
+        // A task whose main-actor job runs begins to drive.
+        release = queue.uncountRunningMainJob()
+        model.mainJobs -= 1
+      case 11:
+        let count = Int(random.next() % 3)
+        queue.addOutsideJobs(count)
+        model.outsideJobs += count
+      case 12:
+        let of = someTask()
+        let counted = queue.outsideJobLeft(task: of)
+        #expect(counted == model.accepts(of), "seed \(seed): outside job")
+        if counted { model.outsideJobs += 1 }
+      case 13 where model.outsideJobs > 0:
+        release = queue.outsideJobFinished()
+        model.outsideJobs -= 1
+        model.jobsRun += 1
+      case 14:
+        queue.beginOutsideWork()
+        model.outsideWork += 1
+      case 15 where model.outsideWork > 0:
+        release = queue.endOutsideWork()
+        model.outsideWork -= 1
+      case 16:
+        let who = random.next() % 4 == 0 ? opener : driver
+        release = queue.beginDriving(who)
+        model.drivers.insert(who)
+        // The opener waiting for quiet: the job it was running is over.
+        if who == model.opener {
+          model.endOpenersJob()
+          coverage.openerEnds["began driving", default: 0] += 1
+        }
+      case 17:
+        let who = random.next() % 2 == 0 ? driver : opener
+        queue.endDriving(who)
+        model.drivers.remove(who)
+      case 18:
+        let giveUpAt = random.next() % 4 == 0 ? .max : model.jobsRun + Int(random.next() % 30)
+        let respects = random.next() % 2 == 0
+        let waiter = Machine.Waiter(
+          continuation: Self.continuation(nextWaiter), giveUpAt: giveUpAt,
+          respectsOutsideWork: respects)
+        let answer = queue.wait(waiter)
+        let expected = model.answer(giveUpAt: giveUpAt, respectingOutsideWork: respects)
+        #expect(answer == expected, "seed \(seed): a wait's answer")
+        if expected == nil {
+          model.waiters.append(
+            .init(id: nextWaiter, giveUpAt: giveUpAt, respectsOutsideWork: respects))
+        }
+        nextWaiter += 1
+      case 19, 24, 25:
+        // A look at the opener's status, up to 4 ms after the last.
+        now += random.next() % 4_000_000
+        let runnable = random.next() % 4 == 0
+        release = queue.openerRead(runnable: runnable, at: now)
+        if model.opener != nil, model.openerReadsCount {
+          let ends: Bool
+          if !model.openerOnMainQueue {
+            if runnable { model.firstSuspendedRead = nil }
+            if !runnable, model.firstSuspendedRead == nil { model.firstSuspendedRead = now }
+            ends = !runnable && now - model.firstSuspendedRead! >= confirmation
+          } else {
+            ends = !runnable  // after the pass, one read that says "suspended"
+          }
+          if ends {
+            model.endOpenersJob()
+            let route = model.openerOnMainQueue ? "read after pass" : "read confirmed"
+            coverage.openerEnds[route, default: 0] += 1
+          }
+        }
+      case 20:
+        if random.next() % 2 == 0 {
+          let watch = queue.mainQueuePassRan()
+          var expected: UnsafeRawPointer?
+          if model.openerOnMainQueue, !model.mainQueuePassRan {
+            model.mainQueuePassRan = true
+            expected = model.openerToWatch()
+          }
+          #expect(watch == expected, "seed \(seed): the main queue's pass")
+        } else {
+          #expect(queue.openerToWatch() == model.openerToWatch(), "seed \(seed): opener to watch")
+        }
+      case 21 where backstops > 0:
+        backstops -= 1
+        let runs = queue.backstopFired()
+        #expect(runs == (!model.queued.isEmpty && model.running == nil), "seed \(seed): backstop")
+        if runs {
+          // Its pump runs the queue.
+          let job = queue.takeForPump()
+          #expect(job != nil, "seed \(seed): a backstop's pump found nothing")
+          activePump = job != nil
+          took(job, by: .pump)
+          coverage.backstopRuns += 1
+        }
+      case 22:
+        if random.next() % 5 < 3 {
+          let retained = queue.retainLease()
+          #expect(retained == !model.isClosed, "seed \(seed): a lease taken")
+          if case .open(let leases) = model.lifecycle {
+            model.lifecycle = .open(leases: leases + 1)
+          }
+        } else {
+          let wake: Machine.Wake?
+          switch model.lifecycle {
+          case .open(let leases) where leases > 1:
+            model.lifecycle = .open(leases: leases - 1)
+            wake = queue.releaseLease()
+            #expect(wake == nil, "seed \(seed): a lease let go closed the executor")
+          case .open(leases: 1):
+            model.lifecycle = .closed(leases: 0)
+            wake = queue.releaseLease()
+            #expect(wake != nil, "seed \(seed): the last lease let go did not close it")
+            coverage.closedByLastLease += 1
+          case .closed(let leases) where leases > 0:
+            model.lifecycle = .closed(leases: leases - 1)
+            wake = queue.releaseLease()
+            #expect(wake == nil, "seed \(seed): a lease let go after closing")
+          case .open, .closed:
+            wake = nil  // no lease held: letting go would stop the process
+          }
+          apply(wake ?? .none)
+        }
+      case 23:
+        switch random.next() % 8 {
+        case 0:
+          // The scope ends.
+          apply(queue.close())
+          if case .open(let leases) = model.lifecycle {
+            model.lifecycle = .closed(leases: leases)
+            coverage.closedByScope += 1
+          }
+        case 1:
+          // The watch gives up on the opener after a second.
+          release = queue.openerSuspended()
+          if model.opener != nil { coverage.openerEnds["gave up", default: 0] += 1 }
+          model.endOpenersJob()
+        default:
+          continue
+        }
       default:
         continue
       }
+      released(release)
+      queue.checkInvariants()
       #expect(queue.isQuiet == model.isQuiet, "seed \(seed)")
+      #expect(queue.isRunningJob == (model.running != nil), "seed \(seed)")
       #expect(queue.jobsRun == model.jobsRun, "seed \(seed)")
+      #expect(queue.accepted == model.accepted, "seed \(seed)")
+      #expect(queue.outsideWork == model.outsideWork, "seed \(seed)")
+      #expect(queue.lifecycle == model.lifecycle, "seed \(seed)")
+      #expect(queue.isClosed == model.isClosed, "seed \(seed)")
+      #expect(queue.opener == model.opener, "seed \(seed)")
+      #expect(queue.hasDrivers == !model.drivers.isEmpty, "seed \(seed)")
+      #expect(queue.isDriver(driver) == model.drivers.contains(driver), "seed \(seed)")
+      #expect(
+        queue.quietAnswer(giveUpAt: .max, respectingOutsideWork: true)
+          == model.answer(giveUpAt: .max, respectingOutsideWork: true), "seed \(seed)")
+      // The next test's executor, once this one has closed and its work is over (what is still
+      // scheduled for it finds nothing to do, and goes with it).
+      if model.isClosed, model.isQuiet { open() }
     }
+    return coverage
   }
 }
