@@ -5,8 +5,8 @@ import Dispatch
 /// deadline armed and tells each executor whose deadline has come.
 ///
 /// A backstop is armed whenever a driver's action releases a job (see
-/// ``ExecutorQueue/Wake/backstop``), which is at nearly every step of an advance; it fires
-/// only if the driver has not run that job by then. Arming costs a lock and an append: the
+/// ``TestExecutorStateMachine/Wake/backstop``), which is at nearly every step of an advance; it
+/// fires only if the driver has not run that job by then. Arming costs a lock and an append: the
 /// thread is signalled only when it waits with nothing armed, and every deadline is the same
 /// distance from its arming, so one armed later is never due earlier. (A
 /// `DispatchQueue.asyncAfter` per step wrote to libdispatch's timer thread and woke a worker

@@ -114,7 +114,7 @@ extension TestExecutor {
     // still sends the caller through the global executor's queue.
     if let answer, !(answer && respectsOutsideWork) { return answer }
     return await withUnsafeContinuation { continuation in
-      let waiter = ExecutorQueue<UnownedJob>.Waiter(
+      let waiter = TestExecutorStateMachine<UnownedJob>.Waiter(
         continuation: continuation, giveUpAt: giveUpAt, respectsOutsideWork: respectsOutsideWork)
       let (answer, opener) = lock.withLock { (state.wait(waiter), state.openerToWatch()) }
       if let answer { continuation.resume(returning: answer) }
@@ -125,9 +125,9 @@ extension TestExecutor {
   // MARK: The opener's job
 
   /// If the job the opener was running when a clock opened the executor for it may still run
-  /// (see ``ExecutorQueue/opener``), looks at the opener's status: once it reads as suspended
-  /// (as often as ``ExecutorQueue/OpenerReads`` asks), that job has ended, and its next job
-  /// comes here.
+  /// (see ``TestExecutorStateMachine/OpenerWatch``), looks at the opener's status: once it
+  /// reads as suspended (as often as ``TestExecutorStateMachine/OpenerWatch/Reads`` asks), that
+  /// job has ended, and its next job comes here.
   func lookWhetherOpenerSuspended() {
     // The task is kept alive, so its status can be read at any time; once the job has ended
     // (however that became known), a read changes nothing.

@@ -49,11 +49,11 @@ extension TestExecutor {
   static let pumpTurn = 16
 
   /// Resumes the waiters an event released, after unlocking.
-  func resume(_ released: [ExecutorQueue<UnownedJob>.Release]) {
+  func resume(_ released: [TestExecutorStateMachine<UnownedJob>.Release]) {
     for waiter in released { waiter.continuation.resume(returning: waiter.quiet) }
   }
 
-  func start(_ wake: ExecutorQueue<UnownedJob>.Wake) {
+  func start(_ wake: TestExecutorStateMachine<UnownedJob>.Wake) {
     switch wake {
     case .none:
       break

@@ -59,7 +59,7 @@ package final class TestExecutor: @unchecked Sendable {
   // Invariant: `lock` guards `state` and `bodyHasEnded`. Jobs are run, waiters resumed and
   // pumps started only after unlocking; `state` lets at most one job run at a time.
   let lock = Lock(rank: .testExecutor)
-  @exclusivity(unchecked) var state = ExecutorQueue<UnownedJob>()
+  @exclusivity(unchecked) var state = TestExecutorStateMachine<UnownedJob>()
   /// Whether the body of the scope that opened the executor has returned (see `bodyEnded()`).
   @exclusivity(unchecked) var bodyHasEnded = false
 
@@ -106,8 +106,8 @@ package final class TestExecutor: @unchecked Sendable {
   /// lineage counts (``TaskLineage``).
   ///
   /// The job the current task is running came to no executor, yet it is the test's work: the
-  /// test is not quiet until it ends (see ``ExecutorQueue/opener``). The task is kept alive
-  /// until the executor goes away, so that its status can be read.
+  /// test is not quiet until it ends (see ``TestExecutorStateMachine/OpenerWatch``). The task
+  /// is kept alive until the executor goes away, so that its status can be read.
   convenience init(forClockOf root: TaskRef) {
     // The status is read only where it reads as expected: running, for the running task; and
     // only of a task that a retain keeps: an `async let` child's memory is its parent's, and
@@ -117,7 +117,7 @@ package final class TestExecutor: @unchecked Sendable {
       Self.currentTaskPointer == root.address && RunningJob.executor == nil
       && !JobIdentity.isAsyncLetChild(root.address) && tempo_task_is_runnable(root.address)
     // On the main queue, a pass through it tells when the job has ended (see
-    // `ExecutorQueue.OpenerReads`).
+    // `TestExecutorStateMachine.OpenerWatch.Reads`).
     let onMainQueue = isOpener && RuntimeHooks.isOnMainQueue
     if isOpener { tempo_task_retain(root.address) }
     self.init(
@@ -304,7 +304,7 @@ package final class TestExecutor: @unchecked Sendable {
 
   /// The executor has closed: the registry forgets it (its tasks, and those it adopted), and
   /// what is still queued runs.
-  private func hasClosed(_ wake: ExecutorQueue<UnownedJob>.Wake) {
+  private func hasClosed(_ wake: TestExecutorStateMachine<UnownedJob>.Wake) {
     TestRegistry.close(self)
     start(wake)
   }

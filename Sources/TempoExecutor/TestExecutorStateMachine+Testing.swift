@@ -1,7 +1,7 @@
-// Members that only Tempo's own tests use: the events of ExecutorQueue that production code
-// takes in larger steps.
+// Members that only Tempo's own tests use: the events of TestExecutorStateMachine that
+// production code takes in larger steps.
 
-extension ExecutorQueue {
+extension TestExecutorStateMachine {
   /// The running job has finished; returns the waiters it releases and who runs the queue next.
   /// (Production code finishes a job and takes the next in one step.)
   mutating func finishJob(
