@@ -69,28 +69,31 @@ let package = Package(
     // The runtime's executor hooks as C function pointer types, which Swift signs and calls as
     // the runtime expects under pointer authentication (arm64e).
     .target(name: "TempoRuntimeABI"),
-    .target(
-      name: "TempoExecutor",
-      dependencies: ["TempoRuntimeABI", "TempoSupport"]
-    ),
+    // The engine: heap, timeline, drive loop. It knows nothing of tasks or executors: it asks
+    // for quiet through protocols of its own (`TestScope`, `Quiescence`), which the test
+    // executor implements.
     .target(
       name: "TempoCore",
       dependencies: [
-        "TempoExecutor",
         "TempoSupport",
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
+    ),
+    .target(
+      name: "TempoExecutor",
+      dependencies: ["TempoCore", "TempoRuntimeABI", "TempoSupport"]
     ),
     // `TestTimeline`, one virtual time for several test clocks and test schedulers: public, and
     // re-exported by both fronts.
     .target(
       name: "TempoTimeline",
-      dependencies: ["TempoCore", "TempoSupport"]
+      dependencies: ["TempoCore", "TempoExecutor", "TempoSupport"]
     ),
     .target(
       name: "TempoSchedulers",
       dependencies: [
         "TempoCore",
+        "TempoExecutor",
         "TempoSupport",
         "TempoTimeline",
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
@@ -105,6 +108,7 @@ let package = Package(
       name: "TempoClocks",
       dependencies: [
         "TempoCore",
+        "TempoExecutor",
         "TempoSupport",
         "TempoTimeline",
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
@@ -152,6 +156,8 @@ let package = Package(
     .target(
       name: "TempoTestHelpers",
       dependencies: [
+        "TempoCore",
+        "TempoExecutor",
         "TempoTestSupport",
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ],

@@ -1,4 +1,5 @@
 import TempoCore
+import TempoExecutor
 import TempoSupport
 
 /// A clock whose time moves only when a test tells it to.
@@ -94,7 +95,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   ) {
     self.timeline = Timeline(
       now: now, name: "TestClock", describe: describingSince(now), actionsOnlyResumeSleepers: true,
-      advancedBy: { $0.advanced(by: $1) })
+      scope: ImplicitScope.init(lock:), advancedBy: { $0.advanced(by: $1) })
     self.creation =
       unknown
       ?? SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
@@ -123,12 +124,13 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
     do {
       try await withTaskCancellationHandler {
         try await withUnsafeThrowingContinuation { continuation in
+          TestSleeps.willWait()
           guard sleeper.install(continuation) else { return }
           let handle = timeline.schedule(after: deadline, interval: nil, at: creation) {
             sleeper.wake()
           }
           sleeper.hold(handle)
-          sleeper.watchForHangs(handle, clock: creation)
+          TestSleeps.watchForHangs(sleeper, handle: handle, clock: creation)
         }
       } onCancel: {
         sleeper.cancel()

@@ -1,3 +1,4 @@
+package import TempoCore
 @_spi(TempoInternals) package import TempoSupport
 
 /// The test executor that a clock, scheduler or timeline uses when no `withTestExecutor` scope
@@ -15,7 +16,7 @@
 /// their jobs still on their way, so the advance is exact. An advance from a task the executor
 /// has not met (the next test, advancing a clock that outlives the previous one) does the same
 /// for its own task.
-package final class ImplicitScope: @unchecked Sendable {
+package final class ImplicitScope: TestScope, @unchecked Sendable {
   // Invariant: `lock` guards `executor`, and `source`; nothing else is asked while it is held
   // (no executor, hook or lineage lock is taken under it), and the executor's lease is
   // released after unlocking (in `deinit`, nothing else can reach the scope). The lock may be
@@ -153,5 +154,44 @@ extension ImplicitScope {
   package var heldExecutor: TestExecutor? {
     let held = lock.withLock { executor as? TestExecutor }
     return held.flatMap { $0.isOpen ? $0 : nil }
+  }
+
+  // MARK: TestScope
+
+  package func quiescence(at location: SourceLocation, forAutoAdvance: Bool) -> (any Quiescence)? {
+    guard #available(TempoTestExecutor 1.0, *) else { return nil }
+    return executorForDriving(at: location, forAutoAdvance: forAutoAdvance)
+  }
+
+  package var quiescenceToRejoin: (any Quiescence)? {
+    guard #available(TempoTestExecutor 1.0, *) else { return nil }
+    if let scoped = TestExecutor.current, scoped.isOpen { return scoped }
+    return heldExecutor
+  }
+
+  package func startDriver(
+    at location: SourceLocation, probesOnly: Bool, _ drive: @escaping @Sendable () async -> Void
+  ) {
+    // As an advance from this context would: the scope's, else the one this timeline holds for
+    // the current task's test (opened and adopting its tasks, for a clock made outside any
+    // task).
+    var executor: AnyObject?
+    if #available(TempoTestExecutor 1.0, *), !probesOnly {
+      executor = executorForDriving(at: location, forAutoAdvance: true)
+    }
+    // Invariant: a TestExecutor is Sendable; untyped only for older systems.
+    let bound = UncheckedSendable(executor)
+    // A task that inherits the context (the test's, so that a runaway is reported to it), but
+    // is not counted among the test's tasks for the leftover-work check.
+    TaskCensus.$token.withValue(nil) {
+      Task {
+        if #available(TempoTestExecutor 1.0, *), let executor = bound.value as? TestExecutor {
+          // Bound for the driver as a scope's is.
+          await TestExecutor.$current.withValue(executor) { await drive() }
+        } else {
+          await drive()
+        }
+      }
+    }
   }
 }

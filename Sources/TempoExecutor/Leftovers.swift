@@ -1,11 +1,5 @@
+package import TempoCore
 @_spi(TempoInternals) import TempoSupport
-
-/// Something whose pending work a test executor lists when its test ends: a lone timeline, or a
-/// shared one (which lists its members').
-package protocol LeftoverWorkSource: AnyObject, Sendable {
-  /// The pending work, one line per item under a head line; nil if nothing is pending.
-  var leftoverDescription: String? { get }
-}
 
 /// What a test executor knows of the work its test may leave behind: the time sources made for
 /// the test, and the tasks it started as background work.

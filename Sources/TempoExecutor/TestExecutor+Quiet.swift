@@ -1,4 +1,5 @@
 import Dispatch
+import TempoCore
 import TempoRuntimeABI
 @_spi(TempoInternals) package import TempoSupport
 
@@ -175,3 +176,7 @@ extension TestExecutor {
     }
   }
 }
+
+/// The engine waits for quiet on a test executor (TempoCore's `Quiescence`).
+@available(TempoTestExecutor 1.0, *)
+extension TestExecutor: Quiescence {}

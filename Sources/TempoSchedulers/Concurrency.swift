@@ -1,4 +1,5 @@
 import TempoCore
+import TempoExecutor
 import TempoSupport
 
 extension Scheduler {
@@ -45,6 +46,7 @@ extension Scheduler {
     do {
       try await withTaskCancellationHandler {
         try await withUnsafeThrowingContinuation { continuation in
+          TestSleeps.willWait()
           guard sleeper.install(continuation) else { return }
           let wait = now.distance(to: deadline)
           if wait > .zero {
@@ -58,7 +60,8 @@ extension Scheduler {
             if let scheduled = cancellable as? ScheduledOnTimeline,
               let creation = scheduled.creation
             {
-              sleeper.watchForHangs(scheduled.handle, clock: creation, onScheduler: true)
+              TestSleeps.watchForHangs(
+                sleeper, handle: scheduled.handle, clock: creation, onScheduler: true)
             }
           } else {
             schedule(options: options) { sleeper.resume() }

@@ -1,4 +1,5 @@
 import TempoCore
+import TempoExecutor
 import TempoSupport
 public import TempoTimeline
 
@@ -348,9 +349,10 @@ extension TestScheduler where SchedulerTimeType: _TempoEpochTime {
   /// so its issues say how to make one that does.
   static func madeByFactoryProperty(of type: String) -> TestScheduler {
     TestScheduler(
-      timeline: Timeline(now: SchedulerTimeType._tempoEpoch, name: "TestScheduler") {
-        $0.advanced(by: $1)
-      },
+      timeline: Timeline(
+        now: SchedulerTimeType._tempoEpoch, name: "TestScheduler",
+        scope: ImplicitScope.init(lock:)
+      ) { $0.advanced(by: $1) },
       creation: .factoryProperty(
         "\(type).test", instead: "\(type).test(timeline: TestTimeline())"))
   }

@@ -1,4 +1,5 @@
 import TempoCore
+import TempoExecutor
 import TempoSupport
 public import TempoTimeline
 
@@ -85,7 +86,7 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
   ) {
     self.timeline = Timeline(
       now: now, name: "TestScheduler", describe: { readable($0) },
-      advancedBy: { $0.advanced(by: $1) })
+      scope: ImplicitScope.init(lock:), advancedBy: { $0.advanced(by: $1) })
     self.creation = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     self.start = now
     self.owner = nil

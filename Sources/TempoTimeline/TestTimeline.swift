@@ -1,5 +1,6 @@
 public import Foundation
 package import TempoCore
+import TempoExecutor
 import TempoSupport
 
 /// One virtual time shared by several test clocks and test schedulers: a single `advance`
@@ -37,7 +38,7 @@ import TempoSupport
 public final class TestTimeline: Sendable {
   // Invariant: the only state is `shared`, which guards itself with a lock, and `owner`, which
   // is immutable.
-  package let shared = SharedTimeline()
+  package let shared = SharedTimeline(scope: ImplicitScope())
   private let owner: SharedTimeline.Owner
 
   /// Creates a timeline at time zero.

@@ -38,15 +38,15 @@ package class TimelineHandle: @unchecked Sendable {
 
   /// A mark of the owning timeline that changes whenever it runs an action or moves its time
   /// (see ``Timeline/Handle``, which overrides this); what the hang watch compares.
-  var progressMark: UInt64 { 0 }
+  package var progressMark: UInt64 { 0 }
 
   /// Whether the owning timeline's time moves by itself now: its auto-advance driver runs, and
   /// will reach this action once the test is quiet (see ``Timeline/Handle``).
-  var isAdvancedByItself: Bool { false }
+  package var isAdvancedByItself: Bool { false }
 
   /// "due at 5.0 seconds on TestClock created at FeatureTests.swift:12 (its time is 0.0
   /// seconds)": the pending action as the hang report writes it; nil once its timeline is gone.
-  func describeSleep() -> String? { nil }
+  package func describeSleep() -> String? { nil }
 
   /// Where the owning timeline's clock or scheduler was made; nil once its timeline is gone
   /// (see ``Timeline/Handle``, which overrides this).

@@ -1,4 +1,3 @@
-import TempoExecutor
 @_spi(TempoInternals) package import TempoSupport
 
 /// Time that moves by itself: while it is on, whenever work is pending on a timeline and the
@@ -75,22 +74,12 @@ package final class AutoAdvance: @unchecked Sendable {
 
 extension TimelineDriving where Self: Sendable {
   /// Starts the driver of auto-advance (see ``AutoAdvance``), on the executor of the test whose
-  /// context this is: the open `withTestExecutor` scope's, or the one this timeline's test
-  /// opened (found, for a clock made outside any task, from the current task as a first async
-  /// advance would).
+  /// context this is, as an advance from this context would wait on (the timeline's
+  /// ``TestScope`` finds it, and starts the driver's task).
   package func startAutoDriver(_ auto: AutoAdvance) {
-    var executor: AnyObject?
-    if #available(TempoTestExecutor 1.0, *), !Settling.usesProbesOnly {
-      // As an advance from this context would: the scope's, else the one this timeline holds
-      // for the current task's test (opened and adopting its tasks, for a clock made outside
-      // any task).
-      executor = scope.executorForDriving(at: auto.location, forAutoAdvance: true)
-    }
-    let driver = AutoDriver(timeline: self, auto: auto, executor: executor)
-    // A task that inherits the context (the test's, so that a runaway is reported to it), but
-    // is not counted among the test's tasks for the leftover-work check.
-    TaskCensus.$token.withValue(nil) {
-      Task { await driver.drive() }
+    let driver = AutoDriver(timeline: self, auto: auto)
+    scope.startDriver(at: auto.location, probesOnly: Settling.usesProbesOnly) {
+      await driver.loop()
     }
   }
 }
@@ -99,17 +88,6 @@ extension TimelineDriving where Self: Sendable {
 private struct AutoDriver<Timeline: TimelineDriving & Sendable>: Sendable {
   let timeline: Timeline
   let auto: AutoAdvance
-  /// The test's executor (a `TestExecutor`), bound for the driver as a scope's is.
-  // Invariant: read only to bind it, on the driver's task; a TestExecutor is Sendable.
-  nonisolated(unsafe) let executor: AnyObject?
-
-  func drive() async {
-    if #available(TempoTestExecutor 1.0, *), let executor = executor as? TestExecutor {
-      await TestExecutor.$current.withValue(executor) { await loop() }
-    } else {
-      await loop()
-    }
-  }
 
   /// Runs what is pending, as an async `run()` on the auto-advance's actor, until nothing is;
   /// then stops unless work arrived meanwhile.
@@ -119,7 +97,7 @@ private struct AutoDriver<Timeline: TimelineDriving & Sendable>: Sendable {
   /// finite work on a machine whose cores are all busy took more than `run()`'s half second
   /// (16 sleepers of 20 in Tempo's own suite, reported as a runaway). The bound in actions
   /// still stops a timer nobody cancels.
-  private func loop() async {
+  fileprivate func loop() async {
     while true {
       let spent = await RunBudget.$realTimeLimit.withValue(RunBudget.realTimeLimit * 10) {
         await timeline.driveAutomatically(

@@ -1,4 +1,3 @@
-package import TempoExecutor
 package import TempoSupport
 
 /// What a `run` may spend before it stops and reports work that never runs out.
@@ -134,8 +133,8 @@ package protocol TimelineDriving: AnyObject {
   var driveName: String { get }
   /// The sleepers woken by this timeline's actions that have not run again yet.
   var wakeUps: WakeUps { get }
-  /// The test executor its async drives wait on when no `withTestExecutor` scope is open.
-  var scope: ImplicitScope { get }
+  /// The test it serves: what its async drives wait on for quiet.
+  var scope: any TestScope { get }
   /// How many actions are waiting.
   var pendingCount: Int { get }
   /// The bound of a drive through `target`.

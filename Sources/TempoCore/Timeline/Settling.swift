@@ -1,13 +1,12 @@
-package import TempoExecutor
 @_spi(TempoInternals) package import TempoSupport
 
 /// Lets the work released by a resumed sleeper or a scheduled action run before a test clock or
 /// test scheduler takes its next step.
 ///
 /// This is the one place where async advancing decides how long to let other tasks run. Where
-/// the runtime lets Tempo see jobs, it waits for the test's work to go quiet on a test executor
-/// (``TestExecutor``): the one of a `withTestExecutor` scope, else the one the clock or scheduler
-/// opened for its test (``ImplicitScope``). Only on a runtime without the hooks does it fall back
+/// the runtime lets Tempo see jobs, it waits for the test's work to go quiet on a test executor,
+/// which the timeline's ``TestScope`` answers (``Quiescence``): the one of a `withTestExecutor`
+/// scope, else the one the clock or scheduler opened for its test. Only on a runtime without the hooks does it fall back
 /// to a heuristic, like the established libraries' "mega-yield", but one that follows the order
 /// in which executors take work rather than task priorities: each round sends a probe through
 /// the global executor and the main actor and waits for it to come back.
@@ -21,12 +20,10 @@ package enum Settling {
 
   /// Waits for the test's work to go quiet (see ``Settling``).
   package static func settle(
-    _ wakeUps: WakeUps? = nil, scope: ImplicitScope? = nil, at location: SourceLocation
+    _ wakeUps: WakeUps? = nil, scope: any TestScope, at location: SourceLocation
   ) async {
-    if #available(TempoTestExecutor 1.0, *),
-      let executor = executor(scope, at: location)
-    {
-      await executor.settle(at: location)
+    if let quiescence = quiescence(scope, at: location) {
+      await quiescence.settle(at: location, respectingOutsideWork: false)
       return
     }
     await settleByProbes(wakeUps)
@@ -53,14 +50,11 @@ package enum Settling {
     }
   }
 
-  @available(TempoTestExecutor 1.0, *)
-  private static func executor(
-    _ scope: ImplicitScope?, at location: SourceLocation
-  ) -> TestExecutor? {
-    if usesProbesOnly { return nil }
-    if let scope { return scope.executorForDriving(at: location) }
-    if let scoped = TestExecutor.current, scoped.isOpen { return scoped }
-    return nil
+  /// What a drive waits on for quiet; nil to settle by probes.
+  private static func quiescence(
+    _ scope: any TestScope, at location: SourceLocation
+  ) -> (any Quiescence)? {
+    usesProbesOnly ? nil : scope.quiescence(at: location, forAutoAdvance: false)
   }
 }
 
@@ -73,18 +67,16 @@ extension Settling {
   /// - Parameter respectingOutsideWork: Whether quiet also waits for the outside work the test
   ///   declared: true for auto-advance's driver only.
   package static func perform(
-    wakeUps: WakeUps? = nil, scope: ImplicitScope? = nil, respectingOutsideWork: Bool = false,
+    wakeUps: WakeUps? = nil, scope: any TestScope, respectingOutsideWork: Bool = false,
     isolation: isolated (any Actor)? = #isolation, at location: SourceLocation,
     _ takeNext: () -> (() -> Void)?
   ) async {
-    if #available(TempoTestExecutor 1.0, *),
-      let executor = executor(scope, at: location)
-    {
+    if let quiescence = quiescence(scope, at: location) {
       // The jobs an action releases run right after it, on this thread.
-      await executor.settle(at: location, respectingOutsideWork: respectingOutsideWork)
+      await quiescence.settle(at: location, respectingOutsideWork: respectingOutsideWork)
       while let action = takeNext() {
-        executor.runAndDrain(action)
-        await executor.settleAgain(at: location, respectingOutsideWork: respectingOutsideWork)
+        quiescence.runAndDrain(action)
+        await quiescence.settleAgain(at: location, respectingOutsideWork: respectingOutsideWork)
       }
       return
     }
@@ -96,16 +88,9 @@ extension Settling {
   }
 
   /// Called when an async advance or check is done settling: on a test executor, the caller
-  /// goes back to running there (see ``TestExecutor/rejoin()``).
-  package static func rejoin(scope: ImplicitScope? = nil) async {
-    if #available(TempoTestExecutor 1.0, *), !usesProbesOnly {
-      let executor: TestExecutor?
-      if let scoped = TestExecutor.current, scoped.isOpen {
-        executor = scoped
-      } else {
-        executor = scope?.heldExecutor
-      }
-      await executor?.rejoin()
-    }
+  /// goes back to running there (see ``Quiescence/rejoin()``).
+  package static func rejoin(scope: any TestScope) async {
+    guard !usesProbesOnly else { return }
+    await scope.quiescenceToRejoin?.rejoin()
   }
 }

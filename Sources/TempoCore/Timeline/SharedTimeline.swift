@@ -1,4 +1,3 @@
-package import TempoExecutor
 @_spi(TempoInternals) package import TempoSupport
 
 /// One virtual time for several timelines: each keeps its own pending work in its own time type,
@@ -43,11 +42,11 @@ package final class SharedTimeline: @unchecked Sendable {
     weak var member: (any SharedTimelineMember)?
   }
 
-  /// The test executor its async advances wait on when no `withTestExecutor` scope is open;
-  /// its members share it.
-  package let scope = ImplicitScope()
+  /// The test it serves: what its async advances wait on for quiet; its members share it.
+  package let scope: any TestScope
 
-  package init() {
+  package init(scope: any TestScope) {
+    self.scope = scope
     scope.register(self)
   }
 

@@ -1,4 +1,3 @@
-import TempoExecutor
 @_spi(TempoInternals) package import TempoSupport
 
 /// One suspended sleep, resumed exactly once: by its wake-up or by cancellation.
@@ -27,8 +26,8 @@ package final class Sleeper: @unchecked Sendable {
   private var continuation: UnsafeContinuation<Void, any Error>?
   private var wakeUp: WakeUp?
   private var isFinished = false
-  /// Whether the hang watch follows this sleep (see ``watchForHangs(_:clock:)``).
-  private var isWatched = false
+  /// What follows this sleep until it ends (the hang watch; see ``beginWatch(by:)``).
+  private var watcher: (any SleepWatcher)?
 
   /// A sleeper guarded by `lock`, which may be borrowed from its timeline (nothing here calls
   /// the timeline with it held), and whose wake-ups ``wake()`` counts in `wakeUps`.
@@ -40,9 +39,6 @@ package final class Sleeper: @unchecked Sendable {
   /// Stores the continuation; answers false (after resuming it with `CancellationError`) if the
   /// sleep was already cancelled, in which case nothing should be scheduled.
   package func install(_ continuation: UnsafeContinuation<Void, any Error>) -> Bool {
-    if #available(TempoTestExecutor 1.0, *) {
-      TestExecutor.noteCurrentTask()
-    }
     let cancelled = lock.withLock {
       if isFinished { return true }
       self.continuation = continuation
@@ -90,27 +86,19 @@ package final class Sleeper: @unchecked Sendable {
   /// Whether the sleep has not ended yet.
   package var isPending: Bool { lock.withLock { !isFinished } }
 
-  /// Lets the hang watch follow this sleep, woken by `handle` on a clock made at `clock` (a
-  /// scheduler, if `onScheduler`), if the current task's sleep can hold its test up for good
-  /// (``SleeperRole``). Call from the sleeping task, once the wake-up is scheduled.
-  package func watchForHangs(
-    _ handle: TimelineHandle, clock: SourceLocation, onScheduler: Bool = false
-  ) {
-    guard #available(TempoTestExecutor 1.0, *),
-      let role = TestExecutor.roleOfCurrentSleeper(),
-      lock.withLock({ () -> Bool in
-        isWatched = !isFinished
-        return isWatched
-      })
-    else { return }
-    // Ended meanwhile, the sleep is dropped at the watch's next look.
-    HangWatch.shared.watch(
-      self, handle: handle, role: role, clock: clock, onScheduler: onScheduler)
+  /// Lets `watcher` follow this sleep until it ends, if it has not ended yet; answers whether
+  /// it does. The watcher is told when the sleep ends (``SleepWatcher/sleepEnded(_:)``).
+  package func beginWatch(by watcher: any SleepWatcher) -> Bool {
+    lock.withLock {
+      guard !isFinished else { return false }
+      self.watcher = watcher
+      return true
+    }
   }
 
   /// Ends the sleep for the hang watch: its task reports `report` (if given) and throws
   /// `CancellationError` (see ``EndedBlockedOnTime``).
-  func endBlockedOnTime(_ report: HangReport?) {
+  package func endBlockedOnTime(_ report: HangReport?) {
     finish(with: EndedBlockedOnTime(report: report))
   }
 
@@ -126,10 +114,11 @@ package final class Sleeper: @unchecked Sendable {
     isFinished = true
     let continuation = self.continuation
     let wakeUp = self.wakeUp
-    let wasWatched = isWatched
+    let watcher = self.watcher
+    self.watcher = nil
     (self.continuation, self.wakeUp) = (nil, nil)
     lock.unlock()
-    if wasWatched, #available(TempoTestExecutor 1.0, *) { HangWatch.shared.unwatch(self) }
+    watcher?.sleepEnded(self)
     wakeUp?.cancel()
     if let error { continuation?.resume(throwing: error) } else { continuation?.resume() }
     return true

@@ -70,9 +70,9 @@ extension Timeline {
       timeline?.cancel(self)
     }
 
-    override var progressMark: UInt64 { timeline?.progressMark ?? 0 }
+    override package var progressMark: UInt64 { timeline?.progressMark ?? 0 }
 
-    override var isAdvancedByItself: Bool {
+    override package var isAdvancedByItself: Bool {
       guard let timeline else { return false }
       // The driver's state is read after unlocking: nothing is called under the lock.
       let auto = timeline.lock.withLock { timeline.auto }
@@ -84,7 +84,7 @@ extension Timeline {
       return timeline.lock.withLock { timeline.creation }
     }
 
-    override func describeSleep() -> String? {
+    override package func describeSleep() -> String? {
       guard let timeline else { return nil }
       let (due, now, creation) = timeline.lock.withLock {
         (timeline.describe(start), timeline.describe(timeline.state.now), timeline.creation)

@@ -1,4 +1,3 @@
-import TempoExecutor
 @_spi(TempoInternals) package import TempoSupport
 
 // What a timeline has pending, as listings and issues describe it.

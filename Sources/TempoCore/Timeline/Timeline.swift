@@ -1,4 +1,3 @@
-package import TempoExecutor
 @_spi(TempoInternals) package import TempoSupport
 
 /// A virtual timeline: pending work ordered by (date, scheduling sequence), a current time that
@@ -64,8 +63,8 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   let describe: (Time) -> String
   /// Set when this timeline shares its time with others; then every advance advances them all.
   let sharing: Sharing?
-  /// The test executor its async advances wait on when no `withTestExecutor` scope is open.
-  package let scope: ImplicitScope
+  /// The test it serves: what its async advances wait on for quiet (see ``TestScope``).
+  package let scope: any TestScope
   /// The sleepers this timeline's actions woke that have not run again yet; a shared
   /// timeline's members all count in the group's.
   package let wakeUps: WakeUps
@@ -103,11 +102,13 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   ///   - advancedBy: Moves a date by an interval, the way the owner's time type does.
   ///   - actionsOnlyResumeSleepers: Whether every action only resumes a sleeper (a test
   ///     clock's): then an async drive runs them off the caller's actor (``actor(forActionsOf:)``).
+  ///   - scope: Makes the test scope of the timeline, with the timeline's lock to borrow.
   package init(
     now: Time,
     name: String,
     describe: ((Time) -> String)? = nil,
     actionsOnlyResumeSleepers: Bool = false,
+    scope makeScope: (Lock) -> any TestScope,
     advancedBy: @escaping (Time, Interval) -> Time
   ) {
     self.state = TimelineState(now: now, advancedBy: advancedBy)
@@ -118,7 +119,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     self.handleType = Handle.self
     // The scope and the wake-up count borrow the timeline's lock: neither is ever called with
     // it held, and each saves the two allocations of a lock of its own.
-    self.scope = ImplicitScope(lock: lock)
+    self.scope = makeScope(lock)
     self.wakeUps = WakeUps(lock: lock)
     scope.register(self)
   }

@@ -78,7 +78,9 @@ package enum TimelineMessage {
   /// A test blocked on time: `sleeps` held it up, with nothing moving, for `waited` of real
   /// time; the hang watch ended them.
   /// `noun` names the time source in the ways out: "clock" or "scheduler".
-  static func blockedOnTime(sleeps: [String], waited: String, noun: String = "clock") -> String {
+  package static func blockedOnTime(
+    sleeps: [String], waited: String, noun: String = "clock"
+  ) -> String {
     let one = sleeps.count == 1
     return """
       The test is blocked on time: for \(waited) of real time its work was quiet while \

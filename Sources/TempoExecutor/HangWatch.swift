@@ -1,6 +1,6 @@
 import Dispatch
-package import TempoExecutor
-@_spi(TempoInternals) import TempoSupport
+package import TempoCore
+@_spi(TempoInternals) package import TempoSupport
 
 /// What the hang watch sees of one sleep at one look.
 package struct HangObservation: Equatable, Sendable {
@@ -241,29 +241,40 @@ package final class HangWatch: @unchecked Sendable {
   }
 }
 
-/// The report of a test blocked on time, made by the task whose sleep it ended.
-package struct HangReport: Error, Sendable {
-  let message: String
-  let location: SourceLocation?
-  /// How the scope reports at its test's declaration, if it does.
-  var reportInScope: (@Sendable (String) -> Void)?
-
-  /// Reports the hang where the test is.
-  package func deliver() {
-    if let reportInScope {
-      reportInScope(message)
-    } else if let location {
-      var location = location
-      location.note = ""
-      location.report(message)
-    } else {
-      reportTempoIssue(message)
-    }
-  }
+@available(TempoTestExecutor 1.0, *)
+extension HangWatch: SleepWatcher {
+  package func sleepEnded(_ sleeper: Sleeper) { unwatch(sleeper) }
 }
 
-/// Why a sleep ended without its time coming: the hang watch ended it, and its task reports
-/// the hang (if it carries the report) and throws `CancellationError`.
-package struct EndedBlockedOnTime: Error, Sendable {
-  package let report: HangReport?
+/// What a test clock or test scheduler tells the test executor of a sleep: the sleeping task is
+/// one of the test's, and the hang watch follows the sleep if it can hold the test up.
+///
+/// ```swift
+/// TestSleeps.willWait()
+/// guard sleeper.install(continuation) else { return }
+/// // ... schedule the wake-up, hold its handle ...
+/// TestSleeps.watchForHangs(sleeper, handle: handle, clock: creation)
+/// ```
+package enum TestSleeps {
+  /// The current task is about to sleep: remembered as one of its test's, so that its jobs come
+  /// to the test's executor even when the runtime enqueues them from no context.
+  package static func willWait() {
+    guard #available(TempoTestExecutor 1.0, *) else { return }
+    TestExecutor.noteCurrentTask()
+  }
+
+  /// Lets the hang watch follow `sleeper`, woken by `handle`, on a clock made at `clock` (a
+  /// scheduler, if `onScheduler`), if the current task's sleep can hold its test up for good
+  /// (``SleeperRole``). Call from the sleeping task, once the wake-up is scheduled.
+  package static func watchForHangs(
+    _ sleeper: Sleeper, handle: TimelineHandle, clock: SourceLocation, onScheduler: Bool = false
+  ) {
+    guard #available(TempoTestExecutor 1.0, *),
+      let role = TestExecutor.roleOfCurrentSleeper(),
+      sleeper.beginWatch(by: HangWatch.shared)
+    else { return }
+    // Ended meanwhile, the sleep is dropped at the watch's next look.
+    HangWatch.shared.watch(
+      sleeper, handle: handle, role: role, clock: clock, onScheduler: onScheduler)
+  }
 }

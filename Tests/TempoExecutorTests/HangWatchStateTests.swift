@@ -1,7 +1,7 @@
-import TempoExecutor
+import TempoCore
 import Testing
 
-@testable import TempoCore
+@testable import TempoExecutor
 
 /// The rules of the hang watch, fed observations directly: a sleep is reported only after
 /// holding its quiet, running test up for four looks in a row with nothing moving.

@@ -1,0 +1,33 @@
+@_spi(TempoInternals) package import TempoSupport
+
+/// The report of a test blocked on time, made by the task whose sleep it ended.
+package struct HangReport: Error, Sendable {
+  let message: String
+  let location: SourceLocation?
+  /// How the scope reports at its test's declaration, if it does.
+  package var reportInScope: (@Sendable (String) -> Void)?
+
+  package init(message: String, location: SourceLocation?) {
+    self.message = message
+    self.location = location
+  }
+
+  /// Reports the hang where the test is.
+  package func deliver() {
+    if let reportInScope {
+      reportInScope(message)
+    } else if let location {
+      var location = location
+      location.note = ""
+      location.report(message)
+    } else {
+      reportTempoIssue(message)
+    }
+  }
+}
+
+/// Why a sleep ended without its time coming: the hang watch ended it, and its task reports
+/// the hang (if it carries the report) and throws `CancellationError`.
+package struct EndedBlockedOnTime: Error, Sendable {
+  package let report: HangReport?
+}

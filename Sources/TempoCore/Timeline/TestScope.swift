@@ -1,0 +1,71 @@
+@_spi(TempoInternals) package import TempoSupport
+
+// What the engine asks of the test its timelines serve, in protocols it owns: the test
+// executor (TempoExecutor, a layer above) implements them, and the fronts hand a timeline its
+// scope when they make it. The engine itself knows nothing of tasks or executors.
+
+/// The test a timeline serves, as the engine sees it: where its async drives wait for the
+/// test's work to go quiet, where its pending work is listed when the test ends, and how its
+/// auto-advance driver starts. One per lone timeline, or per shared timeline for all its
+/// members; TempoExecutor's `ImplicitScope` is the one in use.
+///
+/// ```swift
+/// let timeline = Timeline(now: .zero, name: "TestClock", scope: ImplicitScope.init(lock:)) {
+///   $0 + $1
+/// }
+/// ```
+package protocol TestScope: AnyObject, Sendable {
+  /// Makes `source`, the timeline that owns the scope, one of the test's time sources: its
+  /// pending work is listed when the test ends.
+  func register(_ source: any LeftoverWorkSource)
+
+  /// What an async drive from the current context waits on for quiet (the open scope's test,
+  /// else the test this timeline serves); nil where the runtime lets Tempo see no jobs, and the
+  /// drive settles by probes.
+  ///
+  /// - Parameter forAutoAdvance: Whether auto-advance's driver will wait, not the current task.
+  func quiescence(at location: SourceLocation, forAutoAdvance: Bool) -> (any Quiescence)?
+
+  /// What a drive that settled goes back to running on, if anything (see
+  /// ``Quiescence/rejoin()``).
+  var quiescenceToRejoin: (any Quiescence)? { get }
+
+  /// Starts auto-advance's driver, a task of its own that runs `drive`: bound to the test's
+  /// executor as a scope's body is (unless `probesOnly`), and not counted among the test's
+  /// tasks for the leftover-work check.
+  func startDriver(
+    at location: SourceLocation, probesOnly: Bool, _ drive: @escaping @Sendable () async -> Void)
+}
+
+/// Quiet, as a test executor keeps it: no job of the test queued or running. An async drive
+/// settles before its first action and after each, and runs each action with what it releases.
+package protocol Quiescence: AnyObject, Sendable {
+  /// Waits until the test's work is quiet, the current task becoming a driver that waits;
+  /// answers false (after reporting at `location`) if it never went quiet within its budget.
+  /// With `respectingOutsideWork`, quiet also waits for the outside work the test declared.
+  @discardableResult
+  func settle(at location: SourceLocation, respectingOutsideWork: Bool) async -> Bool
+
+  /// ``settle(at:respectingOutsideWork:)`` for a driver that has settled before.
+  @discardableResult
+  func settleAgain(at location: SourceLocation, respectingOutsideWork: Bool) async -> Bool
+
+  /// Runs `action` and, on the same thread, the jobs it made runnable.
+  func runAndDrain(_ action: () -> Void)
+
+  /// The driver goes back to running with the test's other tasks.
+  func rejoin() async
+}
+
+/// Something whose pending work a test executor lists when its test ends: a lone timeline, or a
+/// shared one (which lists its members').
+package protocol LeftoverWorkSource: AnyObject, Sendable {
+  /// The pending work, one line per item under a head line; nil if nothing is pending.
+  var leftoverDescription: String? { get }
+}
+
+/// Follows a sleep until it ends (the hang watch): told by the sleeper when it has.
+package protocol SleepWatcher: AnyObject, Sendable {
+  /// `sleeper`'s sleep ended (woken, cancelled, or ended by the watch itself).
+  func sleepEnded(_ sleeper: Sleeper)
+}
