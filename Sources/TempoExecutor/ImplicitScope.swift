@@ -68,7 +68,7 @@ package final class ImplicitScope: TestScope, @unchecked Sendable {
       self.source = source
       return executor as? TestExecutor
     }
-    if let scoped = TestExecutor.current, scoped.isOpen { scoped.leftovers.add(source) }
+    TestExecutor.openScope?.leftovers.add(source)
     held?.leftovers.add(source)
   }
 
@@ -84,7 +84,7 @@ package final class ImplicitScope: TestScope, @unchecked Sendable {
   package func executorForDriving(
     at location: SourceLocation, forAutoAdvance: Bool = false
   ) -> TestExecutor? {
-    if let scoped = TestExecutor.current, scoped.isOpen { return scoped }
+    if let scoped = TestExecutor.openScope { return scoped }
     // Decided with no lock held: the scope's lock may be its timeline's, and what the decision
     // asks (the hooks, the lineage, an executor) takes locks of its own (ARCHITECTURE.md,
     // rule 6). The scope's lock only reads the executor it holds, and installs a new one if it
@@ -138,7 +138,7 @@ package final class ImplicitScope: TestScope, @unchecked Sendable {
   @available(TempoTestExecutor 1.0, *)
   private static func executor(forTestTask test: TaskRef) -> TestExecutor? {
     guard TestExecutor.isSupported else { return nil }
-    if let scoped = TestExecutor.current, scoped.isOpen { return nil }
+    if TestExecutor.openScope != nil { return nil }
     if let known = TestRegistry.executorThatMet(test), known.retainLease() {
       return known
     }
@@ -165,7 +165,7 @@ extension ImplicitScope {
 
   package var quiescenceToRejoin: (any Quiescence)? {
     guard #available(TempoTestExecutor 1.0, *) else { return nil }
-    if let scoped = TestExecutor.current, scoped.isOpen { return scoped }
+    if let scoped = TestExecutor.openScope { return scoped }
     return heldExecutor
   }
 

@@ -70,6 +70,13 @@ package final class TestExecutor: @unchecked Sendable {
   /// inherited by the tasks it starts.
   @TaskLocal package static var current: TestExecutor?
 
+  /// ``current``, while it is open: the executor of the `withTestExecutor` scope the current
+  /// task runs in, if that scope has not ended.
+  package static var openScope: TestExecutor? {
+    guard let scoped = current, scoped.isOpen else { return nil }
+    return scoped
+  }
+
   /// The time sources made for this test and its background work, which the end of the test
   /// looks at (see `TestExecutor+Leftovers.swift`).
   package let leftovers = Leftovers()
@@ -320,7 +327,6 @@ extension TestExecutor {
   /// The executor of the current test: the open `withTestExecutor` scope's, else the one a
   /// test clock opened for the current task.
   package static var ofCurrentTest: TestExecutor? {
-    if let scoped = current, scoped.isOpen { return scoped }
-    return ofCurrentTask
+    openScope ?? ofCurrentTask
   }
 }

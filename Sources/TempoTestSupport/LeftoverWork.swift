@@ -57,7 +57,7 @@ public func backgroundTask(
   _ operation: @escaping @Sendable () async -> Void
 ) -> Task<Void, Never> {
   let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-  guard let executor = TestExecutor.current, executor.isOpen else {
+  guard let executor = TestExecutor.openScope else {
     location.report(
       """
       backgroundTask was called outside withTestExecutor and .testExecutor, where the end of \

@@ -101,7 +101,7 @@ func withTestScope<Result>(
   reportInScope: (@Sendable (String) -> Void)? = nil,
   _ operation: () async throws -> Result
 ) async rethrows -> (Result, LeftoverReport?) {
-  if let executor = TestExecutor.current, executor.isOpen {
+  if let executor = TestExecutor.openScope {
     // Already inside a scope: one test, one executor; the outer scope ends the test.
     executor.includesMainQueueBlocks = includingMainQueueBlocks
     return (try await operation(), nil)
