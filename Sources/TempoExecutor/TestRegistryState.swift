@@ -64,18 +64,24 @@ package struct TestRegistryState<Executor: AnyObject> {
     return hooks
   }
 
+  /// What an event removed, for the caller to release after unlocking.
+  package struct Released {
+    var members: [UnsafeRawPointer: Member] = [:]
+    var adopters: [Executor] = []
+  }
+
   /// `executor` closes: its members and the tasks it adopted are forgotten. Answers what the
   /// hooks need, and the references to release after unlocking.
-  package mutating func closed(_ executor: Executor) -> (hooks: Hooks, released: [Any]) {
+  package mutating func closed(_ executor: Executor) -> (hooks: Hooks, released: Released) {
     guard open.removeValue(forKey: ObjectIdentifier(executor)) != nil else {
-      return (.unchanged, [])
+      return (.unchanged, Released())
     }
     let before = members
     members = members.filter { $0.value.executor !== executor }
     let adopted = lineage.forget(executor)
     // Its tasks' entries go too once nobody watches (else the last watch's end removes them).
     if watchers == 0 { lineage.removeUnadopted() }
-    return (needsHooks ? .unchanged : .restore, [before, adopted])
+    return (needsHooks ? .unchanged : .restore, Released(members: before, adopters: adopted))
   }
 
   // MARK: Watching

@@ -18,7 +18,8 @@ extension DispatchQueue {
   /// scheduler.advance(by: .seconds(1))
   /// ```
   public static var test: TestSchedulerOf<DispatchQueue> {
-    .madeByFactoryProperty(of: "DispatchQueue")
+    .madeByFactoryProperty(
+      "DispatchQueue.test", instead: "DispatchQueue.test(timeline: TestTimeline())")
   }
 
   /// A test scheduler on a shared timeline: one advance of the timeline, or of any of its
@@ -106,7 +107,8 @@ extension RunLoop {
   /// scheduler.advance(by: .seconds(1))
   /// ```
   public static var test: TestSchedulerOf<RunLoop> {
-    .madeByFactoryProperty(of: "RunLoop")
+    .madeByFactoryProperty(
+      "RunLoop.test", instead: "RunLoop.test(timeline: TestTimeline())")
   }
 
   /// A test scheduler on a shared timeline: one advance of the timeline, or of any of its
@@ -194,7 +196,8 @@ extension OperationQueue {
   /// scheduler.advance(by: .seconds(1))
   /// ```
   public static var test: TestSchedulerOf<OperationQueue> {
-    .madeByFactoryProperty(of: "OperationQueue")
+    .madeByFactoryProperty(
+      "OperationQueue.test", instead: "OperationQueue.test(timeline: TestTimeline())")
   }
 
   /// A test scheduler on a shared timeline: one advance of the timeline, or of any of its
@@ -282,7 +285,8 @@ extension UIScheduler {
   /// scheduler.advance(by: .seconds(1))
   /// ```
   public static var test: TestSchedulerOf<UIScheduler> {
-    .madeByFactoryProperty(of: "UIScheduler")
+    .madeByFactoryProperty(
+      "UIScheduler.test", instead: "UIScheduler.test(timeline: TestTimeline())")
   }
 
   /// A test scheduler on a shared timeline: one advance of the timeline, or of any of its
@@ -344,16 +348,16 @@ extension UIScheduler {
 }
 
 extension TestScheduler where SchedulerTimeType: _TempoEpochTime {
-  /// The test scheduler of the factory property `.test` of the scheduler type named `type`: at
-  /// the type's epoch, on a timeline of its own. A property cannot know the line that read it,
-  /// so its issues say how to make one that does.
-  static func madeByFactoryProperty(of type: String) -> TestScheduler {
+  /// The test scheduler of the factory property `factory` (`"DispatchQueue.test"`): at the
+  /// type's epoch, on a timeline of its own. A property cannot know the line that read it, so
+  /// its issues say how to make one that does (`instead`). The names are literals, so that
+  /// making a scheduler allocates no string.
+  static func madeByFactoryProperty(_ factory: String, instead: String) -> TestScheduler {
     TestScheduler(
       timeline: Timeline(
         now: SchedulerTimeType._tempoEpoch, name: "TestScheduler",
         scope: ImplicitScope.init(lock:)
       ) { $0.advanced(by: $1) },
-      creation: .factoryProperty(
-        "\(type).test", instead: "\(type).test(timeline: TestTimeline())"))
+      creation: .factoryProperty(factory, instead: instead))
   }
 }
