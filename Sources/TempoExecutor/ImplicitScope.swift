@@ -75,7 +75,7 @@ package final class ImplicitScope: TestScope, @unchecked Sendable {
   /// The executor an async advance of the owner, or its auto-advance driver, waits on: the
   /// open `withTestExecutor` scope's, else this scope's. For a scope made outside any task, one
   /// that adopts the tasks started by the advancing task, or for auto-advance by the test's
-  /// task, which the first task to sleep may descend from (``TaskLineage/testTask(of:clockMade:)``).
+  /// task, which the first task to sleep may descend from (``TestRegistry/testTask(of:clockMade:)``).
   /// Nil where the runtime has no hooks.
   ///
   /// - Parameter forAutoAdvance: Whether a driver of auto-advance will wait, not the current
