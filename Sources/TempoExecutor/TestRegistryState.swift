@@ -108,8 +108,18 @@ package struct TestRegistryState<Executor: AnyObject> {
 
   /// Remembers `task` as one of `executor`'s, if it is open. Answers the entry it replaced,
   /// to release after unlocking.
+  ///
+  /// A task older than the one remembered at its address has ended (an address is reused only
+  /// once its task is gone), so it replaces nothing: an adoption that names such a task from
+  /// the lineage must not make the live task at that address look unknown, which would send
+  /// its next job to whichever executor takes unknown work.
   package mutating func note(_ task: TaskRef, memberOf executor: Executor) -> Member? {
     guard open[ObjectIdentifier(executor)] != nil else { return nil }
+    if let existing = members[task.address], existing.taskID != task.id,
+      task.isOlder(than: TaskRef(address: task.address, id: existing.taskID))
+    {
+      return nil
+    }
     return members.updateValue(
       Member(executor: executor, taskID: task.id), forKey: task.address)
   }

@@ -45,6 +45,25 @@ import Testing
     #expect(registry.memberCount == 0)
   }
 
+  /// An address is reused only once its task has ended: a task older than the one remembered
+  /// there (named by an adoption from the lineage, say) does not replace it.
+  @Test func anEndedTaskNeverHidesTheLiveTaskAtItsAddress() {
+    var registry = TestRegistryState<Executor>()
+    let (own, other) = (Executor(), Executor())
+    _ = registry.opened(own)
+    _ = registry.opened(other)
+    let live = TaskRef(address: task.address, id: 7)
+    let ended = TaskRef(address: task.address, id: 3)
+    _ = registry.note(live, memberOf: own)
+    #expect(registry.note(ended, memberOf: other) == nil)
+    #expect(registry.member(at: live.address, id: live.id) === own)
+    // A newer task at the address replaces the one that ended.
+    let next = TaskRef(address: task.address, id: 9)
+    _ = registry.note(next, memberOf: other)
+    #expect(registry.member(at: next.address, id: next.id) === other)
+    #expect(registry.member(at: live.address, id: live.id) == nil)
+  }
+
   @Test func anExecutorAdoptsWhatItsTaskStartedWhileWatchedAndCountsTheirJobs() {
     var registry = TestRegistryState<Executor>()
     let executor = Executor()
