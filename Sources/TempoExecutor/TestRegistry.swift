@@ -26,7 +26,8 @@ enum TestRegistry {
     var previous = RuntimeHooks.Previous()
   }
 
-  private static let box = LockedBox(Storage(), rank: .testRegistry)
+  /// (Internal for `TestRegistry+Testing.swift`.)
+  static let box = LockedBox(Storage(), rank: .testRegistry)
 
   // MARK: Executors
 
@@ -51,17 +52,6 @@ enum TestRegistry {
     }
     // The executors are released after unlocking.
     withExtendedLifetime(released) {}
-  }
-
-  /// Whether any executor is open or any clock watches (for tests).
-  static var isInUse: Bool { box.withLock { $0.state.needsHooks } }
-
-  /// Whether Tempo's hooks are installed now (for tests).
-  static var hooksAreInstalled: Bool { box.withLock { _ in RuntimeHooks.globalIsInstalled } }
-
-  /// How many task entries the registry keeps: members and lineage entries (for tests).
-  static var entryCount: Int {
-    box.withLock { $0.state.memberCount + $0.state.lineage.entries.count }
   }
 
   /// The hook that was installed before Tempo's global one, to send a job on to.
@@ -96,12 +86,13 @@ enum TestRegistry {
   static func members(
     current: UnsafeRawPointer?, job: UnsafeRawPointer?
   ) -> (byCurrent: TestExecutor?, byJob: TestExecutor?) {
-    let currentID = current.map(JobIdentity.taskID)
-    let jobID = job.map(JobIdentity.taskID)
+    // The IDs are read before locking: both tasks are alive.
+    let current = current.map(TaskRef.init)
+    let job = job.map(TaskRef.init)
     return box.withLock { storage in
       (
-        current.flatMap { storage.state.member(at: $0, id: currentID!) },
-        job.flatMap { storage.state.member(at: $0, id: jobID!) }
+        current.flatMap { storage.state.member(at: $0.address, id: $0.id) },
+        job.flatMap { storage.state.member(at: $0.address, id: $0.id) }
       )
     }
   }

@@ -76,6 +76,8 @@ extension Lock {
   ///
   /// The order, outermost first, is the list of static ranks below; a lock that must be taken
   /// under another gets a rank here, with the reason, rather than an exception at its use.
+  /// (Computed, not stored: `Lock()` evaluates its default rank in every build, and a stored
+  /// static would cost a once-check at every lock made.)
   ///
   /// ```swift
   /// let lock = Lock(rank: .sharedTimeline)
@@ -92,20 +94,23 @@ extension Lock {
     /// A lone timeline's lock (`Timeline`), under which a member of a shared timeline takes
     /// its group's sequence numbers and asks to be held: on the path of every action, so kept
     /// in one step.
-    public static let timeline = Rank(10, "timeline")
+    public static var timeline: Rank { Rank(10, "timeline") }
     /// A shared timeline's lock (`SharedTimeline`).
-    public static let sharedTimeline = Rank(20, "sharedTimeline")
+    public static var sharedTimeline: Rank { Rank(20, "sharedTimeline") }
     /// The registry of test executors (`TestRegistry`): which executors are open, whose each
     /// task is, and the lineage a clock made outside any task watches. A job leaving for
     /// outside any executor, and an adoption, are counted in the executor in the same step.
-    public static let testRegistry = Rank(30, "testRegistry")
+    public static var testRegistry: Rank { Rank(30, "testRegistry") }
     /// A test executor's lock (`TestExecutor`).
-    public static let testExecutor = Rank(40, "testExecutor")
+    public static var testExecutor: Rank { Rank(40, "testExecutor") }
     /// A lock taken while holding no other, and under which no other is taken: most locks.
-    public static let unordered = Rank(.max, "unordered")
+    public static var unordered: Rank { Rank(.max, "unordered") }
 
+    /// Whether `lhs` comes before `rhs` in the order (is taken outside it).
     public static func < (lhs: Rank, rhs: Rank) -> Bool { lhs.value < rhs.value }
+    /// Whether two ranks are the same place in the order.
     public static func == (lhs: Rank, rhs: Rank) -> Bool { lhs.value == rhs.value }
+    /// The rank's name, as the checker's message writes it: `timeline`.
     public var description: String { "\(name)" }
   }
 }

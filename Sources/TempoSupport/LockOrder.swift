@@ -8,6 +8,7 @@
       let fileID: StaticString
       let line: UInt
 
+      /// The place of a lock of `rank` made at `fileID`:`line`.
       public init(rank: Lock.Rank, fileID: StaticString, line: UInt) {
         self.rank = rank
         self.fileID = fileID

@@ -6,10 +6,11 @@
 /// This is the one place where async advancing decides how long to let other tasks run. Where
 /// the runtime lets Tempo see jobs, it waits for the test's work to go quiet on a test executor,
 /// which the timeline's ``TestScope`` answers (``Quiescence``): the one of a `withTestExecutor`
-/// scope, else the one the clock or scheduler opened for its test. Only on a runtime without the hooks does it fall back
-/// to a heuristic, like the established libraries' "mega-yield", but one that follows the order
-/// in which executors take work rather than task priorities: each round sends a probe through
-/// the global executor and the main actor and waits for it to come back.
+/// scope, else the one the clock or scheduler opened for its test. Only on a runtime without
+/// the hooks does it fall back to a heuristic, like the established libraries' "mega-yield",
+/// but one that follows the order in which executors take work rather than task priorities:
+/// each round sends a probe through the global executor and the main actor and waits for it to
+/// come back.
 package enum Settling {
   /// Makes the current task settle by the heuristic, as on a runtime without executor hooks
   /// (for Tempo's own tests of that path).

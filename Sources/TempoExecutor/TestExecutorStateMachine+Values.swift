@@ -1,0 +1,370 @@
+// The values of a test executor's state (`TestExecutorStateMachine`), each with its own rules
+// and invariants: the job queue, the counts that make quiet, the opener watch, and who runs the
+// queue and who waits.
+
+extension TestExecutorStateMachine {
+  /// The jobs queued here, in the order they came: an array read from a head index, compacted
+  /// as it is taken from.
+  ///
+  /// ```swift
+  /// var queue = TestExecutorStateMachine<Int>.JobQueue()
+  /// queue.append(1)
+  /// queue.append(2)
+  /// queue.takeNext()   // 1
+  /// ```
+  struct JobQueue {
+    /// `storage[head...]` is queued; the jobs before `head` have been taken.
+    private var storage: [Job] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == storage.count }
+
+    /// How many jobs are queued.
+    var count: Int { storage.count - head }
+
+    /// - Complexity: Amortized O(1).
+    mutating func append(_ job: Job) {
+      storage.append(job)
+    }
+
+    /// Takes the job to run next, nil if none is queued. This is the one place where the next
+    /// job is chosen, and every take of the state machine goes through it: today the first
+    /// queued, first in, first out. A seeded job order (the runnable jobs taken in an order
+    /// drawn from a seed, to bring out work that depends on one order) will be built on it.
+    ///
+    /// - Complexity: Amortized O(1): the taken jobs are dropped when the queue empties, or
+    ///   once they are 1,024 or more and at least half of the array.
+    mutating func takeNext() -> Job? {
+      guard head < storage.count else { return nil }
+      let job = storage[head]
+      head += 1
+      if head == storage.count {
+        storage.removeAll(keepingCapacity: true)
+        head = 0
+      } else if head >= 1024, head * 2 >= storage.count {
+        storage.removeFirst(head)
+        head = 0
+      }
+      return job
+    }
+
+    /// Called by ``TestExecutorStateMachine/checkInvariants()``.
+    func checkInvariants() {
+      precondition(head <= storage.count, "test executor: the queue's head is past its end")
+      precondition(
+        head < storage.count || head == 0, "test executor: an emptied queue kept its taken jobs")
+      precondition(
+        head < 1024 || head * 2 < storage.count,
+        "test executor: the queue kept more taken jobs than queued ones")
+    }
+  }
+
+  /// The job running here, and the counts of the test's work elsewhere: together with an empty
+  /// ``JobQueue`` and the end of the opener's job (``OpenerWatch``), what makes the test quiet.
+  struct QuietCounts {
+    private(set) var isRunningJob = false
+    /// Main-actor jobs of this test queued or running on the main queue.
+    private(set) var mainJobs = 0
+    /// Jobs of this test queued or running outside it: sent out by tasks it adopted before it
+    /// opened (``TaskLineage``).
+    private(set) var outsideJobs = 0
+    /// Work outside the test's sight that the test said is in flight (`withOutsideWork`): time
+    /// does not move by itself, and no hang is reported, while it is. Only a waiter that
+    /// respects it waits for it (``Waiter/respectsOutsideWork``).
+    private(set) var outsideWork = 0
+    /// Jobs run, here and this test's on the main queue; the measure of the job budget.
+    private(set) var jobsRun = 0
+    /// Jobs accepted so far, here or for the main queue.
+    private(set) var accepted = 0
+
+    /// No job running here, and none of the test's main-actor or outside jobs in flight.
+    var isQuiet: Bool { !isRunningJob && mainJobs == 0 && outsideJobs == 0 }
+
+    mutating func jobAccepted() { accepted += 1 }
+
+    mutating func jobStarted() {
+      guard !isRunningJob else {
+        preconditionFailure("test executor: a job started while another was running")
+      }
+      isRunningJob = true
+    }
+
+    mutating func jobFinished() {
+      guard isRunningJob else {
+        preconditionFailure("test executor: a job finished that was not running")
+      }
+      isRunningJob = false
+      jobsRun += 1
+    }
+
+    mutating func mainJobQueued() {
+      mainJobs += 1
+      accepted += 1
+    }
+
+    mutating func mainJobFinished() {
+      guard mainJobs > 0 else {
+        preconditionFailure("test executor: a main-actor job finished that was never counted")
+      }
+      mainJobs -= 1
+      jobsRun += 1
+    }
+
+    /// A main-actor job that is running stops counting, without having run.
+    mutating func uncountMainJob() {
+      guard mainJobs > 0 else {
+        preconditionFailure("test executor: a main-actor job was uncounted that was never counted")
+      }
+      mainJobs -= 1
+    }
+
+    mutating func addOutsideJobs(_ count: Int) {
+      guard count >= 0 else {
+        preconditionFailure("test executor: a negative count of outside jobs was added")
+      }
+      outsideJobs += count
+    }
+
+    mutating func outsideJobFinished() {
+      guard outsideJobs > 0 else {
+        preconditionFailure("test executor: an outside job finished that was never counted")
+      }
+      outsideJobs -= 1
+      jobsRun += 1
+    }
+
+    mutating func beginOutsideWork() { outsideWork += 1 }
+
+    mutating func endOutsideWork() {
+      guard outsideWork > 0 else {
+        preconditionFailure("test executor: outside work ended more often than it began")
+      }
+      outsideWork -= 1
+    }
+
+    /// Called by ``TestExecutorStateMachine/checkInvariants()``.
+    func checkInvariants() {
+      precondition(
+        mainJobs >= 0 && outsideJobs >= 0 && outsideWork >= 0,
+        "test executor: a count of work in flight is below zero")
+      precondition(jobsRun >= 0 && accepted >= 0, "test executor: a count of jobs is below zero")
+    }
+  }
+
+  /// The task a clock opened the executor for, while the job it was running then, or where that
+  /// job led it without coming here, may still run: that job came to no executor, yet it is
+  /// the test's work, and may start more (the second child of two `async let`s, after the
+  /// first has slept), or leave for an actor whose job no executor takes (a job of the default
+  /// main executor gives the hooks no task to go by). It is known to have ended (``end()``)
+  /// when a job of the task arrives here, when the task begins to wait for quiet itself, or
+  /// when its status reads as suspended (``read(runnable:at:)``, trusted as ``Reads`` says).
+  struct OpenerWatch {
+    /// How far a read of the opener's status is trusted. A task marks itself suspended before it
+    /// publishes itself as waiting (on a task's result, a continuation, a group), and marks
+    /// itself running again, and goes on in the same job, if what it waits for has completed in
+    /// between: one read of "suspended" may be that window, stretched by the thread being
+    /// preempted in it.
+    enum Reads: Equatable {
+      /// The opener's job runs on the main queue, and the pass through the queue queued as the
+      /// executor opened has not run: that job is still running, whatever a read says.
+      case ignoredUntilMainQueuePass
+      /// Only reads that say "suspended" for ``OpenerWatch/confirmation`` end the job: the
+      /// opener's job runs elsewhere, and nothing else tells when it ends.
+      case confirmed
+      /// One read that says "suspended" ends it: the job the executor opened in is over, and a
+      /// read only follows where it led (an actor no executor took).
+      case trusted
+    }
+
+    /// How long the opener's status must read as suspended, at every look, before its job is
+    /// taken to have ended, where reads are ``Reads/confirmed``: 5 ms. Reads that agree over
+    /// 5 ms make a preempted window unlikely; they are not proof (see TimeThatMovesItself.md).
+    static var confirmation: UInt64 { 5_000_000 }
+
+    /// The opening task, while its job may still run; nil once it has ended, or if the
+    /// executor was not opened for a running task.
+    private(set) var opener: UnsafeRawPointer?
+    /// How far a read of the opener's status is trusted.
+    private(set) var reads = Reads.trusted
+    /// Whether someone looks at the opener's status until it suspends.
+    private(set) var isWatched = false
+    /// When the opener's status first read as suspended with no read since saying otherwise, in
+    /// nanoseconds of uptime.
+    private(set) var suspendedSince: UInt64?
+
+    /// The executor was opened for `task`, which is running a job, on the main queue if
+    /// `onMainQueue`.
+    mutating func start(_ task: UnsafeRawPointer, onMainQueue: Bool) {
+      guard opener == nil else {
+        preconditionFailure("test executor: opened for a running task while another one ran")
+      }
+      opener = task
+      reads = onMainQueue ? .ignoredUntilMainQueuePass : .confirmed
+      isWatched = false
+      suspendedSince = nil
+    }
+
+    /// A job of `task` came to the executor, here or for the main queue: if `task` is the
+    /// opener, the job it was running has ended. (That releases no waiter: the job that came is
+    /// the test's work.)
+    mutating func jobArrived(of task: UnsafeRawPointer) {
+      if task == opener { _ = end() }
+    }
+
+    /// The opener's job has ended; false if it had already (or there was none).
+    mutating func end() -> Bool {
+      guard opener != nil else { return false }
+      opener = nil
+      isWatched = false
+      suspendedSince = nil
+      return true
+    }
+
+    /// The pass through the main queue has run; false if reads were not waiting for it.
+    mutating func mainQueuePassRan() -> Bool {
+      guard reads == .ignoredUntilMainQueuePass else { return false }
+      reads = .trusted
+      return true
+    }
+
+    /// The opener's status read `runnable` (running or queued) or not at `now`; answers whether
+    /// that tells its job has ended, which the caller then ends (``end()``).
+    mutating func read(runnable: Bool, at now: UInt64) -> Bool {
+      guard opener != nil else { return false }
+      switch reads {
+      case .ignoredUntilMainQueuePass:
+        return false
+      case .trusted:
+        return !runnable
+      case .confirmed:
+        guard !runnable else {
+          suspendedSince = nil
+          return false
+        }
+        guard let since = suspendedSince else {
+          suspendedSince = now
+          return false
+        }
+        return now &- since >= Self.confirmation
+      }
+    }
+
+    /// The opener to watch, if `waited` (someone waits for quiet), its reads count, and nobody
+    /// watches it yet; from then on someone does.
+    mutating func watch(whileWaitedFor waited: Bool) -> UnsafeRawPointer? {
+      guard let opener, reads != .ignoredUntilMainQueuePass, !isWatched, waited else {
+        return nil
+      }
+      isWatched = true
+      return opener
+    }
+
+    /// Called by ``TestExecutorStateMachine/checkInvariants()``.
+    func checkInvariants() {
+      precondition(
+        opener != nil || (!isWatched && suspendedSince == nil),
+        "test executor: the opener is watched after its job ended")
+      precondition(
+        !isWatched || reads != .ignoredUntilMainQueuePass,
+        "test executor: the opener is watched before the main queue's pass")
+      precondition(
+        suspendedSince == nil || reads == .confirmed,
+        "test executor: a suspension of the opener is timed where one read is enough")
+    }
+  }
+
+  /// Who runs the queue, and who waits for the test to go quiet: the tasks driving (waiting for
+  /// quiet), those of them draining the queue on their thread, whether a pump or a backstop is
+  /// scheduled, and the waiters suspended.
+  struct Runners {
+    /// Tasks waiting for quiet: their own jobs never run here while they wait. (Usually one.)
+    private(set) var drivers: [UnsafeRawPointer] = []
+    /// Drivers draining the queue on their own thread now.
+    private(set) var drainers = 0
+    /// Whether a pump is scheduled or running, which runs the queue until it is empty.
+    private(set) var isPumpScheduled = false
+    /// Whether a backstop is armed, which runs the queue if a draining driver has not.
+    private(set) var isBackstopScheduled = false
+    /// Tasks suspended until quiet, or until their budget runs out.
+    private(set) var waiters: [Waiter] = []
+
+    func isDriver(_ task: UnsafeRawPointer) -> Bool { drivers.contains(task) }
+
+    var hasDrivers: Bool { !drivers.isEmpty }
+
+    var hasWaiters: Bool { !waiters.isEmpty }
+
+    /// `task` waits for quiet (again: a drive settles many times).
+    mutating func beginDriving(_ task: UnsafeRawPointer) {
+      if !drivers.contains(task) { drivers.append(task) }
+    }
+
+    /// `task` no longer waits for quiet, if it did.
+    mutating func endDriving(_ task: UnsafeRawPointer) {
+      if let index = drivers.firstIndex(of: task) { drivers.remove(at: index) }
+    }
+
+    mutating func beginDraining() { drainers += 1 }
+
+    mutating func endDraining() {
+      guard drainers > 0 else {
+        preconditionFailure("test executor: a driver stopped draining that never began")
+      }
+      drainers -= 1
+    }
+
+    /// Who runs a job that is queued: a driver that is draining (with a backstop in case it is
+    /// blocked on that job), else a pump; `.none` if the one needed is scheduled already.
+    mutating func wakeForQueuedJob() -> Wake {
+      if drainers > 0 {
+        guard !isBackstopScheduled else { return .none }
+        isBackstopScheduled = true
+        return .backstop
+      }
+      guard !isPumpScheduled else { return .none }
+      isPumpScheduled = true
+      return .pump
+    }
+
+    /// A pump found nothing to take. (A backstop's pump was never scheduled: the flag may be
+    /// clear already.)
+    mutating func pumpEnded() { isPumpScheduled = false }
+
+    /// A pump's turn has ended: it stays scheduled, for its next turn, if jobs are queued.
+    /// Answers whether it goes on.
+    mutating func turnEnded(jobsQueued: Bool) -> Bool {
+      isPumpScheduled = jobsQueued
+      return jobsQueued
+    }
+
+    mutating func backstopFired() {
+      guard isBackstopScheduled else {
+        preconditionFailure("test executor: a backstop fired that was never armed")
+      }
+      isBackstopScheduled = false
+    }
+
+    mutating func wait(_ waiter: Waiter) { waiters.append(waiter) }
+
+    /// Removes and returns the waiters answered now: quiet (with no outside work in flight, for
+    /// a waiter that respects it), or out of budget at `jobsRun`.
+    mutating func releaseWaiters(isQuiet: Bool, outsideWork: Int, jobsRun: Int) -> [Release] {
+      guard !waiters.isEmpty else { return [] }
+      var released: [Release] = []
+      waiters.removeAll { waiter in
+        let isAnswered = isQuiet && (!waiter.respectsOutsideWork || outsideWork == 0)
+        guard isAnswered || jobsRun >= waiter.giveUpAt else { return false }
+        released.append((waiter.continuation, isAnswered))
+        return true
+      }
+      return released
+    }
+
+    /// Called by ``TestExecutorStateMachine/checkInvariants()``.
+    func checkInvariants() {
+      precondition(drainers >= 0, "test executor: the count of draining drivers is below zero")
+      precondition(
+        Set(drivers).count == drivers.count, "test executor: a task is counted twice as driving")
+    }
+  }
+}
