@@ -354,10 +354,7 @@ extension TestScheduler where SchedulerTimeType: _TempoEpochTime {
   /// making a scheduler allocates no string.
   static func madeByFactoryProperty(_ factory: String, instead: String) -> TestScheduler {
     TestScheduler(
-      timeline: Timeline(
-        now: SchedulerTimeType._tempoEpoch, name: "TestScheduler",
-        scope: ImplicitScope.init(lock:)
-      ) { $0.advanced(by: $1) },
+      timeline: loneTimeline(startingAt: SchedulerTimeType._tempoEpoch),
       creation: .factoryProperty(factory, instead: instead))
   }
 }

@@ -18,8 +18,11 @@ extension TestScheduler where SchedulerTimeType: _TempoEpochTime {
   /// ```
   ///
   /// `RunLoop.test` and `OperationQueue.test` start at the 1970 epoch, so by default their
-  /// `date` is their `now.date`. The scheduler keeps the date exactly, as a `Duration`; a `Date`
-  /// holds it in a `Double`, good to about a tenth of a microsecond today.
+  /// `date` is their `now.date`. The scheduler keeps its position exactly, as its start plus a
+  /// `Duration`, and derives `now` and `date` from it with one rounding, so neither drifts
+  /// however many steps a test takes (a `Date` holds its time in a `Double`, good to about a
+  /// tenth of a microsecond today; `RunLoop` and `OperationQueue` time is kept to the
+  /// microsecond).
   public var date: Date {
     Date(tempoSince1970: timeline.wallDate { [start] in elapsed(from: start, to: $0) })
   }

@@ -84,12 +84,10 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     line: UInt = #line,
     column: UInt = #column
   ) {
-    self.timeline = Timeline(
-      now: now, name: "TestScheduler", describe: { readable($0) },
-      scope: ImplicitScope.init(lock:), advancedBy: { $0.advanced(by: $1) })
+    self.timeline = Self.loneTimeline(startingAt: now)
     self.creation = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     self.start = now
-    self.owner = nil
+    self.owner = timeline.makeOwner()
     timeline.setCreation(creation)
   }
 
