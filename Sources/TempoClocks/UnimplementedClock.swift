@@ -39,7 +39,7 @@ public struct UnimplementedClock<Duration: DurationProtocol & Hashable>: Clock {
     }
   }
 
-  private let base: AnyClock<Duration>
+  let base: AnyClock<Duration>
   private let name: String
   private let location: SourceLocation
 
