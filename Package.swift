@@ -116,10 +116,14 @@ let package = Package(
     ),
     // Link this from test targets: it brings the piece of IssueReporting that lets a reported
     // issue fail a Swift Testing test (on Linux it is otherwise only printed).
+    // The load-time constructor that registers TempoTestSupport's XCTest observer before the
+    // first test starts (C: Swift has no constructors).
+    .target(name: "TempoTestSupportLoader"),
     .target(
       name: "TempoTestSupport",
       dependencies: [
         "TempoExecutor",
+        "TempoTestSupportLoader",
         "TempoSupport",
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),

@@ -68,7 +68,12 @@ package final class ImplicitScope: TestScope, @unchecked Sendable {
       self.source = source
       return executor as? TestExecutor
     }
-    TestExecutor.openScope?.leftovers.add(source)
+    if let scoped = TestExecutor.openScope {
+      scoped.leftovers.add(source)
+    } else {
+      // No scope will see the test end: the end of an XCTest test will, if XCTest observes.
+      XCTestEnds.watch(source)
+    }
     held?.leftovers.add(source)
   }
 

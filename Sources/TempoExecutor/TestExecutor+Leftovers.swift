@@ -19,14 +19,7 @@ extension TestExecutor {
   package func leftoverWork(
     tasksAreRunning: () -> Bool, at location: SourceLocation
   ) async -> String? {
-    await settle(at: location)
-    let background = leftovers.takeBackground()
-    if !background.isEmpty {
-      for work in background { work.cancel() }
-      await settleAgain(at: location)
-    }
-    await rejoin()
-    let stuck = background.filter { !$0.hasEnded }
+    let stuck = await endBackgroundWork(at: location)
     let pending = leftovers.pending
     let running = pending.isEmpty && tasksAreRunning()
     guard !pending.isEmpty || running || !stuck.isEmpty else { return nil }
@@ -34,9 +27,27 @@ extension TestExecutor {
   }
 }
 
+@available(TempoTestExecutor 1.0, *)
+extension TestExecutor {
+  /// Lets the test's work go quiet, cancels each background task and lets the work go quiet
+  /// again (cancel and join); answers the background work that did not end when cancelled.
+  package func endBackgroundWork(at location: SourceLocation) async -> [BackgroundWork] {
+    await settle(at: location)
+    let background = leftovers.takeBackground()
+    if !background.isEmpty {
+      for work in background { work.cancel() }
+      await settleAgain(at: location)
+    }
+    await rejoin()
+    return background.filter { !$0.hasEnded }
+  }
+}
+
 /// The words of the leftover-work report.
-enum LeftoverMessage {
-  static func compose(pending: [String], tasksAreRunning: Bool, stuck: [BackgroundWork]) -> String {
+package enum LeftoverMessage {
+  package static func compose(
+    pending: [String], tasksAreRunning: Bool, stuck: [BackgroundWork]
+  ) -> String {
     var lines = ["The test ended with work left over:"]
     lines += pending
     if tasksAreRunning {

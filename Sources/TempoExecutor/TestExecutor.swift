@@ -131,6 +131,7 @@ package final class TestExecutor: @unchecked Sendable {
       root: root, opener: isOpener ? root.address : nil, openerOnMainQueue: onMainQueue,
       pumpsOnMainQueue: onMainQueue)
     TestRegistry.note(root, memberOf: self)
+    XCTestEnds.opened(self)
     // Runs once the main queue has finished the job it runs now: the opener's. (It holds the
     // executor: see `watchOpener` for why never weakly.)
     if onMainQueue { DispatchQueue.main.async { self.mainQueuePassRan() } }

@@ -47,6 +47,30 @@ public enum LeftoverWork: Sendable {
 /// ignores cancellation) is reported, not waited for. Outside a `withTestExecutor` scope or a
 /// `.testExecutor` test there is no end of the test to wait at: the task is started as a plain
 /// task, and an issue says so.
+extension LeftoverWork {
+  /// What the end of each XCTest test does with the work it leaves behind, when no
+  /// `withTestExecutor` scope ends it: `.warn` by default. Process-wide; set it once, say in a
+  /// test class's `override class func setUp()`.
+  ///
+  /// ```swift
+  /// final class TimerTests: XCTestCase {
+  ///   override class func setUp() {
+  ///     LeftoverWork.inXCTests = .fail
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// Tempo sees the end of every XCTest test in a test target that links TempoTestSupport,
+  /// with no code added: see the article "Work left at the end of a test".
+  public static var inXCTests: LeftoverWork {
+    get { xcTestPolicy.withLock { $0 } }
+    set { xcTestPolicy.withLock { $0 = newValue } }
+  }
+}
+
+/// ``LeftoverWork/inXCTests``.
+private let xcTestPolicy = LockedBox(LeftoverWork.warn)
+
 @available(TempoTestExecutor 1.0, *)
 @discardableResult
 public func backgroundTask(

@@ -45,8 +45,19 @@ package final class SharedTimeline: @unchecked Sendable {
   /// The test it serves: what its async advances wait on for quiet; its members share it.
   package let scope: any TestScope
 
-  package init(scope: any TestScope) {
+  /// What listings and issues call the group: "TestTimeline", or its one member's name for a
+  /// group that only keeps one source's time exact (a `RunLoop.test`).
+  package let name: String
+
+  /// Whether the group is one source's own, made to keep its time exact: it takes the name and
+  /// the creation of its member.
+  package let isSoleSourcesOwn: Bool
+
+  /// A group serving `scope`; `soleSource` names the one source a group of its own serves.
+  package init(scope: any TestScope, soleSource: String? = nil) {
     self.scope = scope
+    self.name = soleSource ?? "TestTimeline"
+    self.isSoleSourcesOwn = soleSource != nil
     scope.register(self)
   }
 
@@ -149,7 +160,7 @@ package final class SharedTimeline: @unchecked Sendable {
   package func target(advancingBy stride: Duration, at location: SourceLocation) -> Duration {
     let now = self.now
     guard stride >= .zero else {
-      location.report(TimelineMessage.negativeStride("TestTimeline", stride, now: now))
+      location.report(TimelineMessage.negativeStride(name, stride, now: now))
       return now
     }
     return now + stride
@@ -159,7 +170,7 @@ package final class SharedTimeline: @unchecked Sendable {
   package func target(advancingTo instant: Duration, at location: SourceLocation) -> Duration {
     let now = self.now
     guard instant >= now else {
-      location.report(TimelineMessage.instantInPast("TestTimeline", instant, now: now))
+      location.report(TimelineMessage.instantInPast(name, instant, now: now))
       return now
     }
     return instant
@@ -209,7 +220,7 @@ package final class SharedTimeline: @unchecked Sendable {
 }
 
 extension SharedTimeline: TimelineDriving {
-  package var driveName: String { "TestTimeline" }
+  package var driveName: String { name }
 
   package func dueBound(through target: Duration) -> Duration? { target }
   package var everythingDue: Duration? { nil }
@@ -235,6 +246,12 @@ extension SharedTimeline: LeftoverWorkSource {
     pendingCount == 0 ? nil : pendingWorkDescription
   }
 
+  package var scheduledCount: UInt64 { lock.withLock { nextSequence } }
+
+  package var creationLine: SourceLocation? {
+    lock.withLock { creation }.flatMap { $0.isCallerUnknown || $0.factory != nil ? nil : $0 }
+  }
+
   /// Where listings of pending work say the timeline was created; set once by `TestTimeline`.
   package func setCreation(_ location: SourceLocation) {
     lock.withLock { creation = location }
@@ -242,7 +259,7 @@ extension SharedTimeline: LeftoverWorkSource {
 
   /// How listings of pending work name the timeline: "TestTimeline created at Tests.swift:12".
   package var sourceName: String {
-    describeSource("TestTimeline", createdAt: lock.withLock { creation })
+    describeSource(name, createdAt: lock.withLock { creation })
   }
 
   /// The first `first` pending items of every member in the order they run, how many are

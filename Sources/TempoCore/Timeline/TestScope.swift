@@ -62,6 +62,13 @@ package protocol Quiescence: AnyObject, Sendable {
 package protocol LeftoverWorkSource: AnyObject, Sendable {
   /// The pending work, one line per item under a head line; nil if nothing is pending.
   var leftoverDescription: String? { get }
+
+  /// How many items have ever been scheduled on the source: when it changes, the source was
+  /// used since (the end of an XCTest test lists only the sources its test used).
+  var scheduledCount: UInt64 { get }
+
+  /// Where the source was made, when a function that knows its caller made it.
+  var creationLine: SourceLocation? { get }
 }
 
 /// Follows a sleep until it ends (the hang watch): told by the sleeper when it has.

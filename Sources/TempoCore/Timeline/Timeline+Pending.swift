@@ -14,6 +14,7 @@ extension Timeline {
   /// Records where the front that owns this timeline was created, for listings of pending work.
   package func setCreation(_ location: SourceLocation) {
     lock.withLock { creation = location }
+    if let sharing, sharing.group.isSoleSourcesOwn { sharing.group.setCreation(location) }
   }
 
   /// How listings of pending work name this timeline: "TestClock created at Tests.swift:12".
@@ -68,5 +69,14 @@ extension Timeline {
 extension Timeline: LeftoverWorkSource {
   package var leftoverDescription: String? {
     pendingCount == 0 ? nil : pendingWorkDescription
+  }
+
+  package var scheduledCount: UInt64 {
+    if let sharing { return sharing.group.scheduledCount }
+    return lock.withLock { state.scheduledCount }
+  }
+
+  package var creationLine: SourceLocation? {
+    lock.withLock { creation }.flatMap { $0.isCallerUnknown || $0.factory != nil ? nil : $0 }
   }
 }

@@ -80,6 +80,9 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
 
   /// The next sequence number of a timeline that numbers its own work.
   @inline(__always)
+  /// How many sequence numbers have been taken: every item ever scheduled here.
+  var scheduledCount: UInt64 { nextSequence }
+
   mutating func takeSequence() -> UInt64 {
     defer { nextSequence &+= 1 }
     return nextSequence

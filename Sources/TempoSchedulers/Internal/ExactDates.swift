@@ -38,7 +38,7 @@ extension TestScheduler {
     let origin = kept.date
     let keptType = type(of: kept)
     return Timeline(
-      sharing: SharedTimeline(scope: ImplicitScope()),
+      sharing: SharedTimeline(scope: ImplicitScope(), soleSource: "TestScheduler"),
       name: "TestScheduler",
       advancedBy: { $0.advanced(by: $1) },
       // The casts cannot fail: `SchedulerTimeType` is the type `start` was cast to.

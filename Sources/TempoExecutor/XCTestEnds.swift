@@ -1,0 +1,128 @@
+package import TempoCore
+@_spi(TempoInternals) package import TempoSupport
+
+/// The end of every XCTest test, seen with no scope: what a test that holds its clocks and
+/// schedulers as properties left behind is found at its end, and its executors close, so that
+/// nothing of it is reported into the next test.
+///
+/// TempoTestSupport's XCTest observer, registered when a test process loads it, calls
+/// ``testWillStart()`` as each test starts, and ``testEnded(_:)`` from a teardown block it adds
+/// to the test, which runs inside the test, before `tearDown`, so that what it reports counts.
+/// XCTest runs one test at a time in a process, so the test running is the one started last.
+///
+/// Which time sources are the test's: every test clock, test scheduler and test timeline made
+/// in a process where the observer is registered is remembered weakly, with how many items had
+/// been scheduled on it when the last test ended. A source scheduled on since then was used by
+/// the test that is ending (a property clock made when XCTest made the test's instance, before
+/// any test started, included); what it still has pending is that test's leftover work.
+/// Sources no test touched, and work an earlier test left and was reported for, say nothing.
+/// Which executors are the test's: the ones clocks opened while it ran.
+@available(TempoTestExecutor 1.0, *)
+package enum XCTestEnds {
+  private struct WatchedSource {
+    weak var source: (any LeftoverWorkSource)?
+    /// `scheduledCount` when the last test ended.
+    var mark: UInt64
+  }
+
+  private struct WeakExecutor {
+    weak var executor: TestExecutor?
+  }
+
+  private struct State {
+    var isObserving = false
+    /// The test running now, counted from 1; 0 before the first.
+    var test: UInt64 = 0
+    var isRunning = false
+    var sources: [WatchedSource] = []
+    /// Where `sources` is pruned of dead entries next.
+    var pruneAt = 64
+    /// The executors clocks opened while the current test ran.
+    var executors: [WeakExecutor] = []
+  }
+
+  private static let state = LockedBox(State())
+
+  /// XCTest's observer is registered in this process: sources made from now on are watched.
+  package static func startObserving() {
+    state.withLock { $0.isObserving = true }
+  }
+
+  /// A test starts: what happens from now on is its.
+  package static func testWillStart() {
+    let dropped = state.withLock { state -> [WeakExecutor] in
+      state.test += 1
+      state.isRunning = true
+      defer { state.executors = [] }
+      return state.executors
+    }
+    withExtendedLifetime(dropped) {}
+  }
+
+  /// Watches `source`, made now, if XCTest's observer is registered.
+  package static func watch(_ source: any LeftoverWorkSource) {
+    state.withLock { state in
+      guard state.isObserving else { return }
+      if state.sources.count >= state.pruneAt {
+        state.sources.removeAll { $0.source == nil }
+        state.pruneAt = max(64, state.sources.count * 2)
+      }
+      state.sources.append(WatchedSource(source: source, mark: 0))
+    }
+  }
+
+  /// A clock opened `executor` for a task of the test running now, if an XCTest test runs.
+  package static func opened(_ executor: TestExecutor) {
+    state.withLock { state in
+      guard state.isObserving, state.isRunning else { return }
+      state.executors.append(WeakExecutor(executor: executor))
+    }
+  }
+
+  /// What the end of an XCTest test found: the pending work of the sources it used, one
+  /// description each, and the first line a source was made on, to report at.
+  package struct Leftover: Sendable {
+    package let pending: [String]
+    package let location: SourceLocation?
+  }
+
+  /// The test running now ends: its executors settle, end their background work and close;
+  /// answers the pending work of the sources it used, or nil if none has any. Each source is
+  /// looked at as it is now, and not again for this work at a later test's end.
+  package static func testEnded(at location: SourceLocation) async -> Leftover? {
+    let executors = state.withLock { state -> [TestExecutor] in
+      state.isRunning = false
+      defer { state.executors = [] }
+      return state.executors.compactMap(\.executor)
+    }
+    for executor in executors where executor.isOpen {
+      _ = await executor.endBackgroundWork(at: location)
+      executor.close()
+    }
+    let watched = state.withLock { state in
+      state.sources.compactMap { entry in entry.source.map { ($0, entry.mark) } }
+    }
+    var pending: [String] = []
+    var firstLine: SourceLocation?
+    var marks: [(ObjectIdentifier, UInt64)] = []
+    for (source, mark) in watched {
+      let count = source.scheduledCount
+      guard count != mark else { continue }
+      marks.append((ObjectIdentifier(source), count))
+      guard let description = source.leftoverDescription else { continue }
+      pending.append(description)
+      if firstLine == nil { firstLine = source.creationLine }
+    }
+    let updated = Dictionary(marks, uniquingKeysWith: { $1 })
+    state.withLock { state in
+      for index in state.sources.indices {
+        guard let source = state.sources[index].source,
+          let mark = updated[ObjectIdentifier(source)]
+        else { continue }
+        state.sources[index].mark = mark
+      }
+    }
+    withExtendedLifetime(watched) {}
+    return pending.isEmpty ? nil : Leftover(pending: pending, location: firstLine)
+  }
+}
