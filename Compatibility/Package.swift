@@ -38,12 +38,15 @@ let package = Package(
       "ClocksTests",
       [
         .product(name: "TempoClocks", package: tempo),
+        // As a user links it: the end of each XCTest test is checked for leftover work.
+        .product(name: "TempoTestSupport", package: tempo),
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
       ])
     + suite(
       "CombineSchedulersTests",
       [
         .product(name: "TempoSchedulers", package: tempo),
+        .product(name: "TempoTestSupport", package: tempo),
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
         .product(
           name: "OpenCombineShim", package: "OpenCombine",

@@ -1,5 +1,6 @@
 import TempoClocks
 import TempoExecutor
+@_spi(TempoInternals) import TempoSupport
 import TempoTestSupport
 import Testing
 
@@ -45,5 +46,31 @@ private final class WelcomeModel {
       try await clock.sleep(for: .seconds(5))
       message = "Welcome!"
     } catch {}
+  }
+}
+
+/// One trait on a suite covers every test in it, nested suites and each case of a
+/// parameterized test included, each test case on an executor of its own.
+@Suite(.testExecutor) struct SuiteTraitCoverageTests {
+  /// The executors the cases below ran on, kept so that no address is reused.
+  static let executors = LockedBox<[TestExecutor]>([])
+
+  @Suite struct Nested {
+    @Test func aTestOfANestedSuiteRunsInAScope() {
+      #expect(TestExecutor.openScope != nil)
+    }
+  }
+
+  @Test(arguments: 0..<4)
+  func eachCaseRunsOnAnExecutorOfItsOwn(_ case: Int) {
+    guard let executor = TestExecutor.openScope else {
+      Issue.record("case \(`case`) ran outside a scope")
+      return
+    }
+    let isNew = Self.executors.withLock { executors in
+      defer { executors.append(executor) }
+      return !executors.contains { $0 === executor }
+    }
+    #expect(isNew, "case \(`case`) shares an executor with another case")
   }
 }
