@@ -25,7 +25,7 @@ package struct HangObservation: Equatable, Sendable {
 
   /// Whether, as seen now, the sleep holds its test up: pending, its time source not moving by
   /// itself, its test still running, quiet and not waiting on outside work.
-  var holdsTestUp: Bool {
+  package var holdsTestUp: Bool {
     guard isPending, !isAdvancedByItself else { return false }
     guard let activity else { return true }
     return activity.isRunningTest && activity.isQuiet && !activity.waitsOnOutsideWork
@@ -162,8 +162,14 @@ package final class HangWatch: @unchecked Sendable {
     let onScheduler: Bool
 
     func observe() -> HangObservation {
-      HangObservation(
-        progress: handle.progressMark, activity: role.executor?.activity,
+      var activity = role.executor?.activity
+      // A sleep of a task the test started holds the test up while the test's own task awaits
+      // its tasks (a task's value, a group), not a continuation, which a yield is too.
+      if case .testMember = role, let read = activity {
+        activity?.testTaskIsWaiting = read.testTaskAwaitsItsTasks
+      }
+      return HangObservation(
+        progress: handle.progressMark, activity: activity,
         isPending: sleeper.isPending, isAdvancedByItself: handle.isAdvancedByItself)
     }
   }

@@ -20,12 +20,19 @@ package enum SleeperRole: Sendable {
   /// executor, a task the test runner started from a thread): while it sleeps the test cannot
   /// end. The executor, if the task has one, tells whether the rest of the test is quiet.
   case testTask(TestExecutor?)
+  /// A sleep of another task of the test a clock opened its executor for, with no scope (a
+  /// `Task {}` or child task the test started): it holds the test up only while the test's own
+  /// task is alive and waits too, neither running, queued nor ended (``TestActivity``). Once
+  /// the test's task has ended, the sleep is work the test left behind, never a hang of a
+  /// later test.
+  case testMember(TestExecutor)
 
   /// The executor that tells whether the test is quiet, if any.
   package var executor: TestExecutor? {
     switch self {
     case .scoped(let executor), .scopeMember(let executor): executor
     case .testTask(let executor): executor
+    case .testMember(let executor): executor
     }
   }
 
@@ -34,7 +41,7 @@ package enum SleeperRole: Sendable {
   package var scopeExecutor: TestExecutor? {
     switch self {
     case .scoped(let executor), .scopeMember(let executor): executor
-    case .testTask: nil
+    case .testTask, .testMember: nil
     }
   }
 }
@@ -50,15 +57,20 @@ package struct TestActivity: Equatable, Sendable {
   package var waitsOnOutsideWork: Bool
   /// The executor is open, and the body of its scope (if it has one) still runs.
   package var isRunningTest: Bool
-  /// The task that runs the body of the executor's scope is suspended, waiting: neither running
-  /// nor queued. Without a scope, or once its body has ended, true: only a scope's body is
-  /// known to be alive, and so read.
+  /// The task that runs the body of the executor's scope, or the test's own task a clock opened
+  /// the executor for, is suspended, waiting: neither running nor queued. True when neither is
+  /// known (an executor of a task started outside any task), or once the scope's body ended.
   package var testTaskIsWaiting: Bool
+  /// The test's own task, for an executor a clock opened (no scope), is suspended waiting for
+  /// another task's value or a task group: what a sleep of a task it started needs to hold the
+  /// test up (``SleeperRole/testMember(_:)``). False when not known.
+  package var testTaskAwaitsItsTasks: Bool
 
   package init(
     accepted: Int, isQuiet: Bool, waitsOnOutsideWork: Bool, isRunningTest: Bool,
-    testTaskIsWaiting: Bool = true
+    testTaskIsWaiting: Bool = true, testTaskAwaitsItsTasks: Bool = false
   ) {
+    self.testTaskAwaitsItsTasks = testTaskAwaitsItsTasks
     self.accepted = accepted
     self.isQuiet = isQuiet
     self.waitsOnOutsideWork = waitsOnOutsideWork
@@ -78,30 +90,47 @@ extension TestExecutor {
       return scoped.root == TaskRef(task) ? .scoped(scoped) : .scopeMember(scoped)
     }
     if let executor = TestRegistry.executorForCurrentContext() {
-      return executor.root == TaskRef(task) ? .testTask(executor) : nil
+      if executor.root == TaskRef(task) { return .testTask(executor) }
+      // The test's own task is known alive only while it is kept to be read.
+      return executor.heldOpener != nil && executor.isRunningTest ? .testMember(executor) : nil
     }
     return TestRegistry.currentTaskIsStartedOutsideAnyTask() ? .testTask(nil) : nil
   }
 
-  /// The executor is open, and the body of its scope (if it has one) still runs: what a sleep
-  /// asks when it starts, without the rest of ``activity`` (no status read, no opener look).
-  var isRunningTest: Bool { lock.withLock { !state.isClosed && !bodyHasEnded } }
+  /// The executor is open, the body of its scope (if it has one) still runs, and the test's
+  /// own task (for one a clock opened, kept to be read) has not ended: what a sleep asks when
+  /// it starts, without the rest of ``activity``.
+  var isRunningTest: Bool {
+    let testTaskEnded = heldOpener.map(tempo_task_is_complete) ?? false
+    return !testTaskEnded && lock.withLock { !state.isClosed && !bodyHasEnded }
+  }
 
   /// What the hang watch reads at each look.
   package var activity: TestActivity {
     lookWhetherOpenerSuspended()
+    // The test's own task, for an executor a clock opened: kept alive, so read at any time.
+    let opener = heldOpener.map {
+      (
+        ended: tempo_task_is_complete($0),
+        // Suspended on a task's value or a task group: waiting for the test's own tasks. Not a
+        // continuation, which a task that yielded and waits for a thread is suspended on too.
+        waits: !tempo_task_is_runnable($0) && tempo_task_awaits_task_or_group($0)
+      )
+    }
     return lock.withLock {
-      let isRunningTest = !state.isClosed && !bodyHasEnded
+      let isRunningTest = !state.isClosed && !bodyHasEnded && opener?.ended != true
       // The body's task is alive while its body runs: it ends the body (`bodyEnded()`, which
       // takes this lock) before it can end, so its status is read under the lock.
       let testTaskIsWaiting =
-        if isRunningTest, scope != nil, let root { !tempo_task_is_runnable(root.address) } else {
+        if isRunningTest, scope != nil, let root {
+          !tempo_task_is_runnable(root.address)
+        } else {
           true
         }
       return TestActivity(
         accepted: state.accepted, isQuiet: state.isQuiet && !state.hasDrivers,
         waitsOnOutsideWork: state.outsideWork > 0, isRunningTest: isRunningTest,
-        testTaskIsWaiting: testTaskIsWaiting)
+        testTaskIsWaiting: testTaskIsWaiting, testTaskAwaitsItsTasks: opener?.waits ?? false)
     }
   }
 

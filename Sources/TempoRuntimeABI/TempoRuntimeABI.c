@@ -25,6 +25,29 @@ bool tempo_task_is_runnable(const void *task) {
   return (flags & 0x1800) != 0 || (lock & ~(uint32_t)3) != 0;
 }
 
+bool tempo_task_is_complete(const void *task) {
+  const char *status = (const char *)task + tempo_task_status_offset;
+  uint32_t flags = __atomic_load_n((const uint32_t *)status, __ATOMIC_ACQUIRE);
+  return (flags & 0x2000) != 0;
+}
+
+bool tempo_task_awaits_task_or_group(const void *task) {
+  if (sizeof(void *) != 8) return false;
+  const char *status = (const char *)task + tempo_task_status_offset;
+  uint32_t flags = __atomic_load_n((const uint32_t *)status, __ATOMIC_ACQUIRE);
+  if ((flags & 0x4000) == 0) return false;
+  // The newest status record follows the flags and the execution lock.
+  const uintptr_t *record =
+    (const uintptr_t *)__atomic_load_n((const uintptr_t *)(status + 8), __ATOMIC_ACQUIRE);
+  if (record == 0) return false;
+  // A dependency record: the record's flags and parent, what it depends on (two words, for an
+  // executor), then the kind in the low byte of the next word (the rest is padding, not
+  // cleared): 1 a task, 2 a continuation, 3 a task group, 4 an executor.
+  uintptr_t dependentOn = __atomic_load_n(&record[2], __ATOMIC_RELAXED);
+  uint8_t kind = (uint8_t)(__atomic_load_n(&record[4], __ATOMIC_RELAXED) & 0xff);
+  return dependentOn != 0 && (kind == 1 || kind == 3);
+}
+
 extern void *swift_retain(void *object);
 extern void swift_release(void *object);
 

@@ -127,12 +127,15 @@ private func hangReports(
     #expect(issues.first?.sourceLocation == declaration)
   }
 
-  @Test func aTaskTheTestLeftRunningIsNotWatchedWithoutAScope() async {
-    // Without a scope the test's end cannot be seen: a task it started may outlive it, so only
-    // the test's own task is watched.
+  @Test func aTaskTheTestStartedIsWatchedAsAMemberWithoutAScope() async {
+    // Without a scope, a task the test started is watched while the test's own task lives
+    // (HangsWithoutAScopeTests).
     let clock = TestClock()
     let role = await Task { TestExecutor.roleOfCurrentSleeper() }.value
-    #expect(role == nil)
+    if case .testMember? = role {
+    } else {
+      Issue.record("a member's sleep is not watched: \(String(describing: role))")
+    }
     if case .testTask(let executor)? = TestExecutor.roleOfCurrentSleeper() {
       #expect(executor != nil)
     } else {
@@ -318,6 +321,33 @@ final class HangReportXCTests: XCTestCase {
     XCTAssertLessThan(elapsed, hangReportLimit)
   }
 
+  /// No scope: a task the test method started sleeps on a clock made in the method.
+  func testASleepOfATaskTheMethodAwaitsIsReportedAndEnded() async {
+    let started = ContinuousClock.now
+    let clock = TestClock()
+    let model = Task { try await clock.sleep(for: .seconds(4)) }
+    if case .success = await model.result { XCTFail("the sleep was not ended") }
+    let elapsed = ContinuousClock.now - started
+    let failures = failures.values
+    XCTAssertEqual(failures.count, 1)
+    XCTAssertTrue(failures.first?.contains("- due at 4.0 seconds on TestClock") == true)
+    XCTAssertLessThan(elapsed, hangReportLimit)
+  }
+
+  /// No scope: the property clock, once an advance has opened its executor for the method.
+  func testASleepOfATaskAwaitedAfterAnAdvanceIsReportedAndEnded() async {
+    let started = ContinuousClock.now
+    let clock = clock
+    await clock.advance(by: .seconds(1))
+    let model = Task { try await clock.sleep(for: .seconds(4)) }
+    if case .success = await model.result { XCTFail("the sleep was not ended") }
+    let elapsed = ContinuousClock.now - started
+    let failures = failures.values
+    XCTAssertEqual(failures.count, 1)
+    XCTAssertTrue(failures.first?.contains("- due at 5.0 seconds on TestClock") == true)
+    XCTAssertLessThan(elapsed, hangReportLimit)
+  }
+
   func testASleepInAScopeIsReportedAndEnded() async {
     let started = ContinuousClock.now
     await withTestExecutor {
@@ -382,4 +412,76 @@ struct AutoAdvancing: Sendable {
   func sleep(seconds: Int) async throws { try await sleep(seconds) }
   /// The virtual time since the source was made.
   var elapsed: Duration { readElapsed() }
+}
+
+/// Without a scope, a sleep of a task the test started (not only of the test's own task) is
+/// reported and ended once the test's own task waits and everything is quiet; once the test's
+/// task has ended, a sleep it left is leftover work, never reported as a hang.
+@Suite struct HangsWithoutAScopeTests {
+  @Test func aSleepingTaskTheTestAwaitsIsReportedAndEnded() async {
+    let clock = TestClock()
+    var result: Result<Void, any Error>?
+    let issues = await hangReports {
+      let task = Task { try await clock.sleep(for: .seconds(3)) }
+      result = await task.result
+    }
+    #expect(throws: CancellationError.self) { try result?.get() }
+    #expect(issues.count == 1)
+    #expect(issues.first?.contains("- due at 3.0 seconds on TestClock") == true)
+  }
+
+  @Test func aSleepingChildOfATaskGroupIsReportedAndEnded() async {
+    let clock = TestClock()
+    var cancelled = 0
+    let issues = await hangReports {
+      cancelled = await withTaskGroup(of: Bool.self) { group in
+        for seconds in [2, 4] {
+          group.addTask {
+            do {
+              try await clock.sleep(for: .seconds(seconds))
+              return false
+            } catch {
+              return error is CancellationError
+            }
+          }
+        }
+        return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+      }
+    }
+    #expect(cancelled == 2)
+    #expect(issues.count == 1)
+    #expect(issues.first?.contains("- due at 2.0 seconds on TestClock") == true)
+    #expect(issues.first?.contains("- due at 4.0 seconds on TestClock") == true)
+  }
+
+  @Test func aSchedulerSleepOfATaskTheTestAwaitsIsReportedAndEnded() async {
+    let scheduler = DispatchQueue.test(timeline: TestTimeline())
+    var result: Result<Void, any Error>?
+    let issues = await hangReports {
+      // A clock made in the test opens its executor: the task below is the test's.
+      _ = TestClock()
+      let task = Task { try await scheduler.sleep(for: .seconds(3)) }
+      result = await task.result
+    }
+    #expect(throws: CancellationError.self) { try result?.get() }
+    #expect(issues.count == 1)
+    #expect(issues.first?.contains("TestScheduler") == true)
+  }
+
+  /// A test that ends with a task still sleeping: the sleep is not a hang, of this test or a
+  /// later one. The "test" here is a task of its own, which ends; from then on, its executor
+  /// no longer says a test runs, so the watch never takes the sleep for a hang.
+  @Test func aSleepLeftByATestThatEndedIsNeverReportedAsAHang() async throws {
+    let (clock, executor) = await Task { () async -> (TestClock<Duration>, TestExecutor?) in
+      let clock = TestClock()
+      Task { try await clock.sleep(for: .seconds(3)) }
+      await clock.advance()  // the sleeper is pending when the test ends
+      return (clock, TestExecutor.ofCurrentTask)
+    }.value
+    let ended = try #require(executor)
+    #expect(clock.pendingWorkCount == 1)
+    #expect(!ended.activity.isRunningTest)
+    let observation = HangObservation(progress: 0, activity: ended.activity, isPending: true)
+    #expect(!observation.holdsTestUp)
+  }
 }

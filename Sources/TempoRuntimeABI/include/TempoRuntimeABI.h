@@ -69,6 +69,20 @@ bool tempo_authenticates_code_pointers(void);
 /// resume context and the exclusivity access set.
 bool tempo_task_is_runnable(const void *task);
 
+/// Whether `task`, a task kept alive (`tempo_task_retain`), has ended: its `IsComplete` flag
+/// (0x2000), set in every build of the runtime as the task completes its future, in the same
+/// status word as `tempo_task_is_runnable` reads.
+bool tempo_task_is_complete(const void *task);
+
+/// Whether `task`, a task kept alive, is suspended waiting for another task's value or for a
+/// task group: its `HasTaskDependency` flag (0x4000) is set, and the newest record of its
+/// status is the dependency record the runtime pushes as the task suspends, whose kind says a
+/// task (1) or a group (3). A wait on a continuation (2) is not one: `Task.yield()` suspends on
+/// a continuation too, and a yielded task waiting for a thread must not read as waiting. The
+/// record's layout (its dependency's kind in its fifth word) is read on 64-bit systems only;
+/// elsewhere, false.
+bool tempo_task_awaits_task_or_group(const void *task);
+
 /// Keeps `task` (an `AsyncTask *`) alive: `swift_retain`.
 void tempo_task_retain(const void *task);
 
