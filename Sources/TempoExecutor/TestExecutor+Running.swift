@@ -27,16 +27,19 @@ extension TestExecutor {
   /// system's pool are shared with the tests beside this one, and a pump that kept its thread
   /// while a task of its test yields in a loop would starve them (on two cores, two such pumps
   /// left no pool thread for the work those tasks waited for: the suite hung).
-  private func pump(on queue: DispatchQueue) {
+  ///
+  /// - Parameter isMain: Whether `queue` is the main queue, where the executor counts the pump
+  ///   blocks it queues until they start (``TestExecutorStateMachine/MainQueuePumps``).
+  private func pump(on queue: DispatchQueue, isMain: Bool = false) {
     var turn = Self.pumpTurn
-    var next = lock.withLock { state.takeForPump() }
+    var next = lock.withLock { state.takeForPump(startsMainQueueBlock: isMain) }
     while let job = next {
       run(job)
       turn -= 1
       guard turn > 0 else {
         let (released, goesOn) = lock.withLock { state.finishJobAndEndTurn() }
         resume(released)
-        if goesOn { queue.async { self.pump(on: queue) } }
+        if goesOn { queue.async { self.pump(on: queue, isMain: isMain) } }
         return
       }
       let (released, taken) = lock.withLock { state.finishJobAndTakeForPump() }
@@ -58,8 +61,18 @@ extension TestExecutor {
     case .none:
       break
     case .pump:
+      // A pump block goes to the main queue with `DispatchQueue.main.async`, not through the
+      // runtime's own main executor (the `original` of `swift_task_getMainExecutor_hook`),
+      // which might one day run main-actor jobs elsewhere than the main queue: an executor
+      // takes jobs, not closures, and Swift has no public way to make a job of a closure but a
+      // task, which would cost a task per pump turn on the path of every `@MainActor` test and
+      // would itself be routed through Tempo's hooks as the test's work. Nor would it keep the
+      // test's work in one place: ``MainExecutor`` runs every main-actor job with
+      // `DispatchQueue.main.async` too, for the same reason (it must run its bookkeeping
+      // around the job), so the pump stays on the queue where the main-actor jobs it runs
+      // beside are.
       let queue = pumpsOnMainQueue ? DispatchQueue.main : .global()
-      queue.async { self.pump(on: queue) }
+      queue.async { self.pump(on: queue, isMain: self.pumpsOnMainQueue) }
     case .backstop:
       Backstops.shared.arm(self, milliseconds: Self.backstopMilliseconds)
     }

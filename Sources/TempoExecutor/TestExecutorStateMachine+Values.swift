@@ -360,11 +360,86 @@ extension TestExecutorStateMachine {
       return released
     }
 
+    /// Removes and returns every waiter, answered "not quiet" (the main queue stalled).
+    mutating func releaseAllWaiters() -> [Release] {
+      defer { waiters.removeAll() }
+      return waiters.map { ($0.continuation, false) }
+    }
+
     /// Called by ``TestExecutorStateMachine/checkInvariants()``.
     func checkInvariants() {
       precondition(drainers >= 0, "test executor: the count of draining drivers is below zero")
       precondition(
         Set(drivers).count == drivers.count, "test executor: a task is counted twice as driving")
+    }
+  }
+}
+
+extension TestExecutorStateMachine {
+  /// The pump blocks queued on the main queue, for an executor whose pumps run there
+  /// (``TestExecutor/pumpsOnMainQueue``), and whether the main queue has stopped running them.
+  ///
+  /// The main queue runs only while something drains it: on Apple's systems a run loop at base
+  /// level. A main-actor job that blocks the main thread, or that runs a nested run loop (which
+  /// does not drain the main queue from inside one of its blocks), stops every pump block behind
+  /// it. When one has not started for a while (the hang watch decides,
+  /// ``MainQueueWatchState``), the queue is stalled: the waiters for quiet are let go, with the
+  /// stall to report, and a wait answers at once until a pump block starts again.
+  ///
+  /// ```swift
+  /// var pumps = TestExecutorStateMachine<Int>.MainQueuePumps()
+  /// pumps.blockQueued()
+  /// pumps.stalled(since: pumps.started)   // true: stalled, unreported
+  /// pumps.blockStarted()                  // moving again
+  /// ```
+  struct MainQueuePumps {
+    /// Whether a stall has been reported (by the first waiter it let go) yet.
+    enum Stall: Equatable {
+      case unreported
+      case reported
+    }
+
+    /// Pump blocks on the main queue that have not started.
+    private(set) var queued = 0
+    /// Pump blocks that have started on the main queue so far: any change means it moves.
+    private(set) var started = 0
+    /// Whether the main queue is stalled, since the watch found no pump block started; nil
+    /// while it moves.
+    private(set) var stall: Stall?
+
+    mutating func blockQueued() { queued += 1 }
+
+    /// A pump block started on the main queue: it moves again.
+    mutating func blockStarted() {
+      guard queued > 0 else {
+        preconditionFailure("test executor: a pump block started that was never queued")
+      }
+      queued -= 1
+      started += 1
+      stall = nil
+    }
+
+    /// The watch saw pump blocks queued and none started since `started`; answers whether that
+    /// stalls the queue now (false if one has started since, none is queued, or it is stalled
+    /// already).
+    mutating func stalled(since started: Int) -> Bool {
+      guard queued > 0, started == self.started, stall == nil else { return false }
+      stall = .unreported
+      return true
+    }
+
+    /// Answers whether the stall is still to be reported; from then on it is reported.
+    mutating func takeReport() -> Bool {
+      guard stall == .unreported else { return false }
+      stall = .reported
+      return true
+    }
+
+    /// Called by ``TestExecutorStateMachine/checkInvariants()``.
+    func checkInvariants() {
+      precondition(
+        queued >= 0 && started >= 0, "test executor: a count of main-queue pumps is below zero")
+      precondition(stall == nil || queued > 0, "test executor: stalled with no pump block queued")
     }
   }
 }

@@ -2,13 +2,14 @@
 /// and no side effects. Each event returns what the executor must do afterwards (start a pump,
 /// resume waiters), which it does after unlocking.
 ///
-/// The state is five values, each with its own rules and invariants:
+/// The state is six values, each with its own rules and invariants:
 /// - ``JobQueue``: the jobs queued here, and the one place where the next job is chosen;
 /// - ``QuietCounts``: the job running here, and the counts of the test's work elsewhere;
 /// - ``OpenerWatch``: the job the opening task was running when a clock opened the executor;
 /// - ``Runners``: who runs the queue (draining drivers, a pump, a backstop), and who waits for
 ///   quiet;
-/// - ``Lifecycle``: open, with the leases held on it, or closed.
+/// - ``Lifecycle``: open, with the leases held on it, or closed;
+/// - ``MainQueuePumps``: the pump blocks queued on the main queue, and whether it has stalled.
 ///
 /// Quiet means: no job of the test is queued or running here, none of its main-actor jobs is
 /// queued or running on the main queue, none of the jobs its adopted tasks sent out before
@@ -44,7 +45,7 @@ struct TestExecutorStateMachine<Job> {
   }
 
   /// A waiter to resume after unlocking, with its answer (true: quiet; false: the budget ran
-  /// out first).
+  /// out first, or the main queue stalled: ``endedWithoutQuiet()`` tells which).
   typealias Release = (continuation: UnsafeContinuation<Bool, Never>, quiet: Bool)
 
   /// What the executor must start after an event, outside its lock.
@@ -71,8 +72,22 @@ struct TestExecutorStateMachine<Job> {
   private var openerWatch = OpenerWatch()
   private var runners = Runners()
   private(set) var lifecycle = Lifecycle.open(leases: 0)
+  private var mainQueuePumps = MainQueuePumps()
   /// See ``TestExecutor/includesMainQueueBlocks``.
   var includesMainQueueBlocks = false
+  /// Whether pumps run on the main queue (``TestExecutor/pumpsOnMainQueue``), where they are
+  /// counted (``MainQueuePumps``). Set once, before the first event.
+  var pumpsOnMainQueue = false
+
+  /// Why a wait for quiet ended without quiet (``endedWithoutQuiet()``).
+  enum NotQuiet: Equatable {
+    /// The waiter's budget of jobs ran out.
+    case budgetSpent
+    /// The main queue stalled, and this waiter is the first to tell: it reports.
+    case mainQueueStalled
+    /// The main queue stalled, and has been reported.
+    case mainQueueStillStalled
+  }
 
   // MARK: What the executor reads
 
@@ -104,6 +119,19 @@ struct TestExecutorStateMachine<Job> {
 
   /// Whether a task is waiting for quiet: an advance of the test is under way.
   var hasDrivers: Bool { runners.hasDrivers }
+
+  /// Whether a task is suspended until quiet.
+  var hasWaiters: Bool { runners.hasWaiters }
+
+  /// Whether the main queue has stalled: a pump block queued there has not started for a
+  /// while (see ``MainQueuePumps``).
+  var isMainQueueStalled: Bool { mainQueuePumps.stall != nil }
+
+  /// Pump blocks on the main queue not started yet, and those started so far (what the hang
+  /// watch reads).
+  var mainQueuePumpBlocks: (queued: Int, started: Int) {
+    (mainQueuePumps.queued, mainQueuePumps.started)
+  }
 
   // MARK: Jobs arriving
 
@@ -178,9 +206,11 @@ struct TestExecutorStateMachine<Job> {
   }
 
   /// The next job for a pump, or nil, which ends the pump: someone else is running a job (and
-  /// will look at the queue when it finishes), or nothing is queued.
-  mutating func takeForPump() -> Job? {
+  /// will look at the queue when it finishes), or nothing is queued. `startsMainQueueBlock`:
+  /// the pump is a block on the main queue that starts now (the main queue moves).
+  mutating func takeForPump(startsMainQueueBlock: Bool = false) -> Job? {
     defer { checkInvariants() }
+    if startsMainQueueBlock { mainQueuePumps.blockStarted() }
     return nextForPump()
   }
 
@@ -220,7 +250,10 @@ struct TestExecutorStateMachine<Job> {
   mutating func finishJobAndEndTurn() -> (released: [Release], goesOn: Bool) {
     defer { checkInvariants() }
     let released = finishRunning()
-    return (released, runners.turnEnded(jobsQueued: !jobs.isEmpty))
+    let goesOn = runners.turnEnded(jobsQueued: !jobs.isEmpty)
+    // The next turn is a new block at the back of the queue.
+    if goesOn, pumpsOnMainQueue { mainQueuePumps.blockQueued() }
+    return (released, goesOn)
   }
 
   /// The running job is done: counts it, and returns the waiters that releases. A step of the
@@ -268,11 +301,32 @@ struct TestExecutorStateMachine<Job> {
   // MARK: Waiting for quiet
 
   /// True if quiet (and, for a waiter that respects it, no outside work is in flight), false if
-  /// the budget is spent, nil if neither yet.
+  /// the budget is spent or the main queue is stalled, nil if neither yet.
   func quietAnswer(giveUpAt: Int, respectingOutsideWork: Bool = false) -> Bool? {
     if isQuiet, !respectingOutsideWork || counts.outsideWork == 0 { return true }
     if counts.jobsRun >= giveUpAt { return false }
+    if isMainQueueStalled { return false }
     return nil
+  }
+
+  /// A wait for quiet ended without it (it was answered false): answers why. The first waiter
+  /// to ask after the main queue stalled reports the stall; those after it say nothing more.
+  mutating func endedWithoutQuiet() -> NotQuiet {
+    defer { checkInvariants() }
+    guard isMainQueueStalled else { return .budgetSpent }
+    return mainQueuePumps.takeReport() ? .mainQueueStalled : .mainQueueStillStalled
+  }
+
+  // MARK: The main queue
+
+  /// The hang watch saw pump blocks queued on the main queue while a task waited for quiet, and
+  /// none started since `started` (``mainQueuePumpBlocks``) for about a second: the main queue
+  /// is not drained. Stalls it, unless one has started since, and returns the waiters that
+  /// lets go (answered false); until a pump block starts, a wait answers at once.
+  mutating func mainQueueStalled(since started: Int) -> [Release] {
+    defer { checkInvariants() }
+    guard runners.hasWaiters, mainQueuePumps.stalled(since: started) else { return [] }
+    return runners.releaseAllWaiters()
   }
 
   /// Registers a waiter unless the answer is known now, which it returns instead.
@@ -391,6 +445,7 @@ struct TestExecutorStateMachine<Job> {
       counts.checkInvariants()
       openerWatch.checkInvariants()
       runners.checkInvariants()
+      mainQueuePumps.checkInvariants()
       switch lifecycle {
       case .open(let leases), .closed(let leases):
         precondition(leases >= 0, "test executor: the count of leases is below zero")
@@ -404,6 +459,12 @@ struct TestExecutorStateMachine<Job> {
       precondition(
         runners.waiters.allSatisfy { counts.jobsRun < $0.giveUpAt },
         "test executor: a waiter is left waiting though its budget is spent")
+      precondition(
+        !isMainQueueStalled || !runners.hasWaiters,
+        "test executor: a waiter is left waiting though the main queue is stalled")
+      precondition(
+        pumpsOnMainQueue || mainQueuePumps.queued == 0,
+        "test executor: a pump block is counted on the main queue where none runs")
     #endif
   }
 
@@ -435,7 +496,9 @@ struct TestExecutorStateMachine<Job> {
   /// (Internal for `TestExecutorStateMachine+Testing.swift`.)
   mutating func wakeIfNeeded() -> Wake {
     guard !jobs.isEmpty else { return .none }
-    return runners.wakeForQueuedJob()
+    let wake = runners.wakeForQueuedJob()
+    if wake == .pump, pumpsOnMainQueue { mainQueuePumps.blockQueued() }
+    return wake
   }
 
   private mutating func endOpenersJob() -> [Release] {
