@@ -158,9 +158,12 @@ extension TestExecutor {
   /// started since the `started`-th, for about a second, while a task waited for quiet: the
   /// main queue is not drained. The waiting tasks stop waiting, the first of them to report it
   /// (``settleAgain(at:respectingOutsideWork:)``), and go on off the main queue. Until a pump
-  /// block starts there again, a wait for quiet answers at once.
+  /// block starts there again, a wait for quiet answers at once, and the test's jobs are pumped
+  /// on a thread of their own.
   func mainQueueStalled(since started: Int) {
-    resume(lock.withLock { state.mainQueueStalled(since: started) })
+    let (released, wake) = lock.withLock { state.mainQueueStalled(since: started) }
+    resume(released)
+    start(wake)
   }
 
   /// How many looks of the hang watch a pump block may wait on the main queue, none starting,

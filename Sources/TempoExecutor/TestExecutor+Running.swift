@@ -28,18 +28,24 @@ extension TestExecutor {
   /// while a task of its test yields in a loop would starve them (on two cores, two such pumps
   /// left no pool thread for the work those tasks waited for: the suite hung).
   ///
-  /// - Parameter isMain: Whether `queue` is the main queue, where the executor counts the pump
-  ///   blocks it queues until they start (``TestExecutorStateMachine/MainQueuePumps``).
-  private func pump(on queue: DispatchQueue, isMain: Bool = false) {
+  /// - Parameter block: Which block this is: on the main queue the executor counts the pump
+  ///   blocks it queues until they start (``TestExecutorStateMachine/MainQueuePumps``), and a
+  ///   backstop's until it starts.
+  private func pump(
+    on queue: DispatchQueue, block: TestExecutorStateMachine<UnownedJob>.PumpBlock = .elsewhere
+  ) {
+    let isMain = block == .mainQueue
     var turn = Self.pumpTurn
-    var next = lock.withLock { state.takeForPump(startsMainQueueBlock: isMain) }
+    var next = lock.withLock { state.takeForPump(starting: block) }
     while let job = next {
       run(job)
       turn -= 1
       guard turn > 0 else {
-        let (released, goesOn) = lock.withLock { state.finishJobAndEndTurn() }
+        let (released, goesOn) = lock.withLock {
+          state.finishJobAndEndTurn(onMainQueue: isMain)
+        }
         resume(released)
-        if goesOn { queue.async { self.pump(on: queue, isMain: isMain) } }
+        if goesOn { queue.async { self.pump(on: queue, block: isMain ? .mainQueue : .elsewhere) } }
         return
       }
       let (released, taken) = lock.withLock { state.finishJobAndTakeForPump() }
@@ -72,9 +78,14 @@ extension TestExecutor {
       // around the job), so the pump stays on the queue where the main-actor jobs it runs
       // beside are.
       let queue = pumpsOnMainQueue ? DispatchQueue.main : .global()
-      queue.async { self.pump(on: queue, isMain: self.pumpsOnMainQueue) }
+      queue.async { self.pump(on: queue, block: self.pumpsOnMainQueue ? .mainQueue : .elsewhere) }
     case .backstop:
       Backstops.shared.arm(self, milliseconds: Self.backstopMilliseconds)
+    case .pumpOffMainQueue:
+      // A serial queue's thread, as for the backstop: the main thread may be blocked waiting
+      // for these jobs, and the shared pool's threads too.
+      let queue = DispatchQueue(label: "Tempo test executor pump off the stalled main queue")
+      queue.async { self.pump(on: queue) }
     }
   }
 
@@ -86,7 +97,7 @@ extension TestExecutor {
   func backstopIsDue() {
     guard lock.withLock({ state.backstopFired() }) else { return }
     let queue = DispatchQueue(label: "Tempo test executor backstop")
-    queue.async { self.pump(on: queue) }
+    queue.async { self.pump(on: queue, block: .backstop) }
   }
 
   /// Runs `job` with a task executor, which sends what the job enqueues there back here

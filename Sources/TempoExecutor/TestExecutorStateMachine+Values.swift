@@ -285,6 +285,8 @@ extension TestExecutorStateMachine {
     private(set) var isPumpScheduled = false
     /// Whether a backstop is armed, which runs the queue if a draining driver has not.
     private(set) var isBackstopScheduled = false
+    /// Pump blocks of backstops that fired, queued on threads of their own, not started yet.
+    private(set) var backstopPumpsQueued = 0
     /// Tasks suspended until quiet, or until their budget runs out.
     private(set) var waiters: [Waiter] = []
 
@@ -344,6 +346,16 @@ extension TestExecutorStateMachine {
       isBackstopScheduled = false
     }
 
+    /// A backstop that fired queued a pump block.
+    mutating func backstopPumpQueued() { backstopPumpsQueued += 1 }
+
+    mutating func backstopPumpStarted() {
+      guard backstopPumpsQueued > 0 else {
+        preconditionFailure("test executor: a backstop's pump started that was never queued")
+      }
+      backstopPumpsQueued -= 1
+    }
+
     mutating func wait(_ waiter: Waiter) { waiters.append(waiter) }
 
     /// Removes and returns the waiters answered now: quiet (with no outside work in flight, for
@@ -389,23 +401,21 @@ extension TestExecutorStateMachine {
   /// ```swift
   /// var pumps = TestExecutorStateMachine<Int>.MainQueuePumps()
   /// pumps.blockQueued()
-  /// pumps.stalled(since: pumps.started)   // true: stalled, unreported
+  /// pumps.stalled(since: pumps.started)   // true: stalled, to be reported
   /// pumps.blockStarted()                  // moving again
+  /// pumps.takeReport()                    // true, once
   /// ```
   struct MainQueuePumps {
-    /// Whether a stall has been reported (by the first waiter it let go) yet.
-    enum Stall: Equatable {
-      case unreported
-      case reported
-    }
-
     /// Pump blocks on the main queue that have not started.
     private(set) var queued = 0
     /// Pump blocks that have started on the main queue so far: any change means it moves.
     private(set) var started = 0
-    /// Whether the main queue is stalled, since the watch found no pump block started; nil
-    /// while it moves.
-    private(set) var stall: Stall?
+    /// Whether the main queue is stalled: the watch found no pump block started, and none has
+    /// since.
+    private(set) var isStalled = false
+    /// Whether a stall is still to be reported, by the first waiter it let go: it may have
+    /// ended by the time that waiter runs.
+    private(set) var isReportDue = false
 
     mutating func blockQueued() { queued += 1 }
 
@@ -416,30 +426,30 @@ extension TestExecutorStateMachine {
       }
       queued -= 1
       started += 1
-      stall = nil
+      isStalled = false
     }
 
     /// The watch saw pump blocks queued and none started since `started`; answers whether that
     /// stalls the queue now (false if one has started since, none is queued, or it is stalled
     /// already).
     mutating func stalled(since started: Int) -> Bool {
-      guard queued > 0, started == self.started, stall == nil else { return false }
-      stall = .unreported
+      guard queued > 0, started == self.started, !isStalled else { return false }
+      isStalled = true
+      isReportDue = true
       return true
     }
 
-    /// Answers whether the stall is still to be reported; from then on it is reported.
+    /// Answers whether a stall is still to be reported; from then on it is not.
     mutating func takeReport() -> Bool {
-      guard stall == .unreported else { return false }
-      stall = .reported
-      return true
+      defer { isReportDue = false }
+      return isReportDue
     }
 
     /// Called by ``TestExecutorStateMachine/checkInvariants()``.
     func checkInvariants() {
       precondition(
         queued >= 0 && started >= 0, "test executor: a count of main-queue pumps is below zero")
-      precondition(stall == nil || queued > 0, "test executor: stalled with no pump block queued")
+      precondition(!isStalled || queued > 0, "test executor: stalled with no pump block queued")
     }
   }
 }

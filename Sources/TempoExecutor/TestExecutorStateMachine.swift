@@ -55,6 +55,9 @@ struct TestExecutorStateMachine<Job> {
     case pump
     /// Run the queue on a shared thread a little later, unless a driver has run it by then.
     case backstop
+    /// Run the queue now on a thread of its own: the main queue, where this executor's pumps
+    /// run, is stalled (see ``MainQueuePumps``).
+    case pumpOffMainQueue
   }
 
   /// Whether the executor takes jobs, and how many holders keep it open.
@@ -78,6 +81,17 @@ struct TestExecutorStateMachine<Job> {
   /// Whether pumps run on the main queue (``TestExecutor/pumpsOnMainQueue``), where they are
   /// counted (``MainQueuePumps``). Set once, before the first event.
   var pumpsOnMainQueue = false
+
+  /// The block a pump starts in (see ``takeForPump(starting:)``).
+  enum PumpBlock: Equatable {
+    /// A pump block on the main queue (``MainQueuePumps``).
+    case mainQueue
+    /// The pump block of a backstop that fired (``backstopFired()``).
+    case backstop
+    /// Any other: the system's pool, the next turn of a backstop's pump, a pump off a stalled
+    /// main queue.
+    case elsewhere
+  }
 
   /// Why a wait for quiet ended without quiet (``endedWithoutQuiet()``).
   enum NotQuiet: Equatable {
@@ -123,9 +137,13 @@ struct TestExecutorStateMachine<Job> {
   /// Whether a task is suspended until quiet.
   var hasWaiters: Bool { runners.hasWaiters }
 
+  /// Whether a backstop is armed, or has fired and its pump has not started: it may run a job
+  /// queued later (for Tempo's tests).
+  var isBackstopPending: Bool { runners.isBackstopScheduled || runners.backstopPumpsQueued > 0 }
+
   /// Whether the main queue has stalled: a pump block queued there has not started for a
   /// while (see ``MainQueuePumps``).
-  var isMainQueueStalled: Bool { mainQueuePumps.stall != nil }
+  var isMainQueueStalled: Bool { mainQueuePumps.isStalled }
 
   /// Pump blocks on the main queue not started yet, and those started so far (what the hang
   /// watch reads).
@@ -206,11 +224,15 @@ struct TestExecutorStateMachine<Job> {
   }
 
   /// The next job for a pump, or nil, which ends the pump: someone else is running a job (and
-  /// will look at the queue when it finishes), or nothing is queued. `startsMainQueueBlock`:
-  /// the pump is a block on the main queue that starts now (the main queue moves).
-  mutating func takeForPump(startsMainQueueBlock: Bool = false) -> Job? {
+  /// will look at the queue when it finishes), or nothing is queued. `block`: the block the
+  /// pump starts in now (on the main queue, the queue moves).
+  mutating func takeForPump(starting block: PumpBlock = .elsewhere) -> Job? {
     defer { checkInvariants() }
-    if startsMainQueueBlock { mainQueuePumps.blockStarted() }
+    switch block {
+    case .mainQueue: mainQueuePumps.blockStarted()
+    case .backstop: runners.backstopPumpStarted()
+    case .elsewhere: break
+    }
     return nextForPump()
   }
 
@@ -219,7 +241,9 @@ struct TestExecutorStateMachine<Job> {
   mutating func backstopFired() -> Bool {
     defer { checkInvariants() }
     runners.backstopFired()
-    return !jobs.isEmpty && !counts.isRunningJob
+    let runs = !jobs.isEmpty && !counts.isRunningJob
+    if runs { runners.backstopPumpQueued() }
+    return runs
   }
 
   /// The running job of a driver has finished, and the driver takes the next
@@ -246,13 +270,15 @@ struct TestExecutorStateMachine<Job> {
 
   /// The running job of a pump has finished, and so has the pump's turn; answers the waiters
   /// it releases, and whether the pump goes on in a next turn (a job is still queued: the pump
-  /// stays scheduled for it, whichever pump cleared the flag meanwhile).
-  mutating func finishJobAndEndTurn() -> (released: [Release], goesOn: Bool) {
+  /// stays scheduled for it, whichever pump cleared the flag meanwhile). `onMainQueue`: the
+  /// pump runs on the main queue, where its next turn is a new block at the back.
+  mutating func finishJobAndEndTurn(
+    onMainQueue: Bool = false
+  ) -> (released: [Release], goesOn: Bool) {
     defer { checkInvariants() }
     let released = finishRunning()
     let goesOn = runners.turnEnded(jobsQueued: !jobs.isEmpty)
-    // The next turn is a new block at the back of the queue.
-    if goesOn, pumpsOnMainQueue { mainQueuePumps.blockQueued() }
+    if goesOn, onMainQueue { mainQueuePumps.blockQueued() }
     return (released, goesOn)
   }
 
@@ -310,11 +336,12 @@ struct TestExecutorStateMachine<Job> {
   }
 
   /// A wait for quiet ended without it (it was answered false): answers why. The first waiter
-  /// to ask after the main queue stalled reports the stall; those after it say nothing more.
+  /// to ask after the main queue stalled reports the stall (even if it has ended since); those
+  /// after it, while it lasts, say nothing more.
   mutating func endedWithoutQuiet() -> NotQuiet {
     defer { checkInvariants() }
-    guard isMainQueueStalled else { return .budgetSpent }
-    return mainQueuePumps.takeReport() ? .mainQueueStalled : .mainQueueStillStalled
+    if mainQueuePumps.takeReport() { return .mainQueueStalled }
+    return isMainQueueStalled ? .mainQueueStillStalled : .budgetSpent
   }
 
   // MARK: The main queue
@@ -322,11 +349,15 @@ struct TestExecutorStateMachine<Job> {
   /// The hang watch saw pump blocks queued on the main queue while a task waited for quiet, and
   /// none started since `started` (``mainQueuePumpBlocks``) for about a second: the main queue
   /// is not drained. Stalls it, unless one has started since, and returns the waiters that
-  /// lets go (answered false); until a pump block starts, a wait answers at once.
-  mutating func mainQueueStalled(since started: Int) -> [Release] {
+  /// lets go (answered false), and a pump off the main queue for the jobs queued. Until a pump
+  /// block starts on the main queue, a wait answers at once, and the queue is pumped off it:
+  /// the main thread may be blocked on those very jobs (a synchronous wait for async work).
+  mutating func mainQueueStalled(since started: Int) -> (released: [Release], wake: Wake) {
     defer { checkInvariants() }
-    guard runners.hasWaiters, mainQueuePumps.stalled(since: started) else { return [] }
-    return runners.releaseAllWaiters()
+    guard runners.hasWaiters, mainQueuePumps.stalled(since: started) else { return ([], .none) }
+    // The pump stuck on the main queue stays scheduled for them: another is started, which
+    // takes nothing if a job is running (its end looks at the queue again).
+    return (runners.releaseAllWaiters(), jobs.isEmpty ? .none : .pumpOffMainQueue)
   }
 
   /// Registers a waiter unless the answer is known now, which it returns instead.
@@ -497,8 +528,10 @@ struct TestExecutorStateMachine<Job> {
   mutating func wakeIfNeeded() -> Wake {
     guard !jobs.isEmpty else { return .none }
     let wake = runners.wakeForQueuedJob()
-    if wake == .pump, pumpsOnMainQueue { mainQueuePumps.blockQueued() }
-    return wake
+    guard wake == .pump, pumpsOnMainQueue else { return wake }
+    if isMainQueueStalled { return .pumpOffMainQueue }
+    mainQueuePumps.blockQueued()
+    return .pump
   }
 
   private mutating func endOpenersJob() -> [Release] {

@@ -27,7 +27,7 @@ import Testing
     var machine = pumpingOnTheMainQueue()
     #expect(machine.enqueue(1, task: task).wake == .pump)
     #expect(machine.mainQueuePumpBlocks == (queued: 1, started: 0))
-    #expect(machine.takeForPump(startsMainQueueBlock: true) == 1)
+    #expect(machine.takeForPump(starting: .mainQueue) == 1)
     #expect(machine.mainQueuePumpBlocks == (queued: 0, started: 1))
   }
 
@@ -35,8 +35,8 @@ import Testing
     var machine = pumpingOnTheMainQueue()
     _ = machine.enqueue(1, task: task)
     _ = machine.enqueue(2, task: task)
-    _ = machine.takeForPump(startsMainQueueBlock: true)
-    let (_, goesOn) = machine.finishJobAndEndTurn()
+    _ = machine.takeForPump(starting: .mainQueue)
+    let (_, goesOn) = machine.finishJobAndEndTurn(onMainQueue: true)
     #expect(goesOn)
     #expect(machine.mainQueuePumpBlocks == (queued: 1, started: 1))
   }
@@ -47,15 +47,16 @@ import Testing
     #expect(machine.mainQueuePumpBlocks == (queued: 0, started: 0))
   }
 
-  /// A stall lets every waiter go, answered false; the first to ask reports it, and a wait
-  /// answers at once until a pump block starts again.
+  /// A stall lets every waiter go, answered false; the first to ask reports it, a wait answers
+  /// at once, and the queue is pumped off the main queue, until a pump block starts there again.
   @Test func aStallLetsTheWaitersGoUntilAPumpBlockStarts() async {
     var machine = pumpingOnTheMainQueue()
     _ = machine.enqueue(1, task: task)
     let answer = await withUnsafeContinuation { continuation in
       #expect(machine.wait(.init(continuation: continuation, giveUpAt: .max)) == nil)
-      let released = machine.mainQueueStalled(since: 0)
+      let (released, wake) = machine.mainQueueStalled(since: 0)
       #expect(released.count == 1)
+      #expect(wake == .pumpOffMainQueue)
       for (waiter, quiet) in released { waiter.resume(returning: quiet) }
     }
     #expect(!answer)
@@ -63,23 +64,47 @@ import Testing
     #expect(machine.quietAnswer(giveUpAt: .max) == false)
     #expect(machine.endedWithoutQuiet() == .mainQueueStalled)
     #expect(machine.endedWithoutQuiet() == .mainQueueStillStalled)
-    #expect(machine.takeForPump(startsMainQueueBlock: true) == 1)
+    // The pump off the main queue runs job 1; job 2 gets another.
+    #expect(machine.takeForPump() == 1)
+    #expect(machine.finishJobAndTakeForPump().next == nil)
+    #expect(machine.enqueue(2, task: task).wake == .pumpOffMainQueue)
+    #expect(machine.mainQueuePumpBlocks == (queued: 1, started: 0))
+    // The block stuck on the main queue starts at last: it moves again.
+    #expect(machine.takeForPump(starting: .mainQueue) == 2)
     #expect(!machine.isMainQueueStalled)
-    #expect(machine.quietAnswer(giveUpAt: .max) == nil)  // job 1 runs
+    #expect(machine.quietAnswer(giveUpAt: .max) == nil)  // job 2 runs
+    #expect(machine.endedWithoutQuiet() == .budgetSpent)
+  }
+
+  /// The waiter a stall let go reports it even if the main queue has moved again by the time
+  /// it runs.
+  @Test func aStallThatEndedBeforeItsWaiterRanIsStillReported() async {
+    var machine = pumpingOnTheMainQueue()
+    _ = machine.enqueue(1, task: task)
+    let answer = await withUnsafeContinuation { continuation in
+      #expect(machine.wait(.init(continuation: continuation, giveUpAt: .max)) == nil)
+      for (waiter, quiet) in machine.mainQueueStalled(since: 0).released {
+        waiter.resume(returning: quiet)
+      }
+    }
+    #expect(!answer)
+    _ = machine.takeForPump(starting: .mainQueue)
+    #expect(!machine.isMainQueueStalled)
+    #expect(machine.endedWithoutQuiet() == .mainQueueStalled)
     #expect(machine.endedWithoutQuiet() == .budgetSpent)
   }
 
   @Test func aPumpBlockThatStartedSinceTheLookIsNoStall() async {
     var machine = pumpingOnTheMainQueue()
     _ = machine.enqueue(1, task: task)
-    _ = machine.takeForPump(startsMainQueueBlock: true)
+    _ = machine.takeForPump(starting: .mainQueue)
     _ = machine.finishJobAndTakeForPump()
     _ = machine.enqueue(2, task: task)
     let answer = await withUnsafeContinuation { continuation in
       #expect(machine.wait(.init(continuation: continuation, giveUpAt: .max)) == nil)
-      #expect(machine.mainQueueStalled(since: 0).isEmpty)  // one started since
+      #expect(machine.mainQueueStalled(since: 0).released.isEmpty)  // one started since
       #expect(!machine.isMainQueueStalled)
-      _ = machine.takeForPump(startsMainQueueBlock: true)
+      _ = machine.takeForPump(starting: .mainQueue)
       for (waiter, quiet) in machine.finishJobAndTakeForPump().released {
         waiter.resume(returning: quiet)
       }
@@ -87,10 +112,24 @@ import Testing
     #expect(answer)
   }
 
+  /// A backstop that fired is pending until its pump block starts: until then it may take a
+  /// job queued later.
+  @Test func aBackstopIsPendingUntilItsPumpStarts() {
+    var machine = pumpingOnTheMainQueue()
+    machine.beginDraining()
+    #expect(machine.enqueue(1, task: task).wake == .backstop)
+    #expect(machine.isBackstopPending)
+    let runs = machine.backstopFired()
+    #expect(runs)
+    #expect(machine.isBackstopPending)
+    #expect(machine.takeForPump(starting: .backstop) == 1)
+    #expect(!machine.isBackstopPending)
+  }
+
   @Test func noStallWithoutAWaiter() {
     var machine = pumpingOnTheMainQueue()
     _ = machine.enqueue(1, task: task)
-    #expect(machine.mainQueueStalled(since: 0).isEmpty)
+    #expect(machine.mainQueueStalled(since: 0).wake == .none)
     #expect(!machine.isMainQueueStalled)
   }
 }
@@ -180,14 +219,73 @@ import Testing
   }
 }
 
-/// `@MainActor` tests whose main queue runs, and one whose main queue is blocked.
-@Suite struct MainQueueStallTests {
-  /// A main-actor job of the test blocks the main thread after the advance has begun to wait
-  /// for the test's work, with a job of that work queued behind it for a pump on the main queue.
+/// Lets the main queue run until the advance waits for the test's work, and the backstop its
+/// draining armed has fired and its pump (if any) has started: from then on only a pump on the
+/// main queue runs a job of the test (a backstop's pump runs the queue, whoever waits, on a
+/// thread of its own). The caller stays on the main actor
+/// throughout, so that nothing of its own runs between the last look and its next step.
+@MainActor private func untilTheAdvanceWaits(on executor: TestExecutor) async {
+  let giveUpAt = DispatchTime.now() + .seconds(60)
+  while !executor.mainQueueObservation.isWaitedFor || executor.isBackstopPending {
+    guard DispatchTime.now() < giveUpAt else {
+      Issue.record("the advance never waited")
+      return
+    }
+    await Task.yield()
+  }
+}
+
+/// `@MainActor` tests whose main queue runs, and ones whose main queue is blocked. (The main
+/// queue is the whole process's: the tests that block it run one at a time, and their watch
+/// fires after one look unchanged instead of four, so that the tests beside them are not held up
+/// for as long as their own watch waits.)
+@Suite(.serialized) struct MainQueueStallTests {
+  /// A main-actor job of the test waits synchronously for async work of the test, which is
+  /// pumped on the main queue behind it: without Tempo's watch, a deadlock. The advance that
+  /// waits for that work reports it at its line, the work runs off the main queue, and the
+  /// test goes on.
+  @MainActor @Test func aSynchronousWaitForAsyncWorkOnTheMainActorIsReportedAndTheWorkRuns()
+    async
+  {
+    let clock = TestClock()
+    let issues = Log<String>()
+    let ran = Log<String>()
+    await withKnownIssue {
+      let blocker = Task { @MainActor in
+        try? await clock.sleep(for: .seconds(1))
+        guard let executor = TestExecutor.ofCurrentTask else {
+          Issue.record("the task has no executor")
+          return
+        }
+        await untilTheAdvanceWaits(on: executor)
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+          ran.append("pumped")
+          done.signal()
+        }
+        // Bounded only so that a failure of this test does not hang the suite.
+        if done.wait(timeout: .now() + .seconds(60)) == .timedOut {
+          Issue.record("the work waited for never ran")
+        }
+      }
+      await TestExecutor.$mainQueueLooksToFire.withValue(1) {
+        await clock.advance(by: .seconds(1))
+      }
+      await blocker.value
+    } matching: { issue in
+      issues.append(String(describing: issue))
+      return true
+    }
+    #expect(issues.values.count == 1, "\(issues.values)")
+    #expect(issues.values.allSatisfy { $0.contains("the main queue") })
+    #expect(ran.values == ["pumped"])
+    #expect(clock.now == .init(offset: .seconds(1)))
+  }
+
+  /// A main-actor job of the test blocks the main thread, on something that is not the test's
+  /// work (as XCTest's `wait(for:)` does), after the advance has begun to wait for that work.
   /// The advance reports it, at its line, and goes on; the blocking job waits for that report,
-  /// so the test then ends as it would have. (The main queue is the whole process's: the watch
-  /// fires here after one look unchanged instead of four, so that the tests beside this one
-  /// are not held up for as long as their own main queue watch waits.)
+  /// so the test then ends as it would have.
   @MainActor @Test func aMainQueueThatDoesNotRunIsReportedAndTheAdvanceReturns() async {
     let clock = TestClock()
     let reported = DispatchSemaphore(value: 0)
@@ -200,8 +298,7 @@ import Testing
           Issue.record("the task has no executor")
           return
         }
-        // Until the advance waits for this task's work.
-        await waitUntil { @Sendable in executor.mainQueueObservation.isWaitedFor }
+        await untilTheAdvanceWaits(on: executor)
         // Work of the test that only a pump block on the main queue runs, queued behind this
         // job, which blocks the main thread until the advance has reported.
         Task.detached { ran.append("pumped") }
