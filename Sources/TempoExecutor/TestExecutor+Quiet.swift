@@ -183,7 +183,8 @@ extension TestExecutor {
     `waitForExpectations` in an async test, where `await fulfillment(of:)` does not block), \
     a blocked main thread (a semaphore, a lock, `DispatchGroup.wait`, a synchronous wait for \
     async work), or `DispatchQueue.main.sync` from a job that the main thread waits for. The \
-    advance went on without waiting for that work, which runs once the main queue moves again.
+    advance went on without waiting for that work: until the main queue moves again, the \
+    test's jobs run on a thread of their own, and its main-actor jobs wait for the main thread.
     """
   }
 
