@@ -124,13 +124,19 @@ package struct HangWatchState<Payload> {
 /// its clock. The sleeps are then ended with `CancellationError`, so that the test ends
 /// instead of hanging. The report is made by the task that slept, when it resumes, so that it
 /// lands in that task's test.
+///
+/// The same looks follow a test whose work is pumped on the main queue while an advance waits
+/// for it (``watchMainQueue(of:)``): if a pump block queued there has not started for
+/// ``looksToFire`` looks (``MainQueueWatchState``), the main queue is not being drained, and
+/// the advance stops waiting and reports it (``TestExecutor/mainQueueStalled(since:)``).
 @available(TempoTestExecutor 1.0, *)
 package final class HangWatch: @unchecked Sendable {
-  // Invariant: `lock` guards `state`, `isLooking` and `lastLook`. Nothing is observed, ended
-  // or released under it: payloads are copied out, observed after unlocking, and the ones that
-  // fired or were removed are let go after unlocking.
+  // Invariant: `lock` guards `state`, `mainQueue`, `isLooking` and `lastLook`. Nothing is
+  // observed, ended or released under it: payloads are copied out, observed after unlocking,
+  // and the ones that fired or were removed are let go after unlocking.
   private let lock = Lock()
   private var state: HangWatchState<Watched>
+  private var mainQueue: MainQueueWatchState<TestExecutor>
   private var isLooking = false
   private var lastLook = DispatchTime.now()
   private let queue = DispatchQueue(label: "Tempo hang watch")
@@ -145,6 +151,7 @@ package final class HangWatch: @unchecked Sendable {
 
   init(looksToFire: Int, periodMilliseconds: Int) {
     state = HangWatchState(looksToFire: looksToFire)
+    mainQueue = MainQueueWatchState(looksToFire: looksToFire)
     self.looksToFire = looksToFire
     period = .milliseconds(periodMilliseconds)
     periodNanoseconds = UInt64(periodMilliseconds) * 1_000_000
@@ -186,12 +193,29 @@ package final class HangWatch: @unchecked Sendable {
     let group = role.executor.map(ObjectIdentifier.init) ?? ObjectIdentifier(sleeper)
     let startLooking = lock.withLock {
       state.add(ObjectIdentifier(sleeper), watched, group: group, first: first)
-      guard !isLooking else { return false }
-      isLooking = true
-      lastLook = .now()
-      return true
+      return beginLooking()
     }
     if startLooking { scheduleLook() }
+  }
+
+  /// Starts following `executor`, whose pumps run on the main queue, while a task waits for it
+  /// to go quiet; it is dropped at the first look that finds no task waiting. `looksToFire`, if
+  /// given, replaces ``looksToFire`` for it.
+  func watchMainQueue(of executor: TestExecutor, looksToFire: Int? = nil) {
+    let first = executor.mainQueueObservation
+    let startLooking = lock.withLock {
+      mainQueue.add(ObjectIdentifier(executor), executor, first: first, looksToFire: looksToFire)
+      return beginLooking()
+    }
+    if startLooking { scheduleLook() }
+  }
+
+  /// Whether the caller must schedule the first look: nobody looks yet. Called under the lock.
+  private func beginLooking() -> Bool {
+    guard !isLooking else { return false }
+    isLooking = true
+    lastLook = .now()
+    return true
   }
 
   /// Stops watching `sleeper` (its sleep ended).
@@ -204,24 +228,28 @@ package final class HangWatch: @unchecked Sendable {
     queue.asyncAfter(deadline: .now() + period) { [self] in look() }
   }
 
-  /// One look: observes every watched sleep, records it, ends the ones that fired, and looks
-  /// again later while any sleep is watched.
+  /// One look: observes every watched sleep and main queue, records them, ends the ones that
+  /// fired, and looks again later while any is watched.
   private func look() {
-    let (watched, afterGap) = lock.withLock {
+    let (watched, executors, afterGap) = lock.withLock {
       let now = DispatchTime.now()
       // Later than three periods: the watch itself did not run meanwhile.
       let gap = now.uptimeNanoseconds &- lastLook.uptimeNanoseconds > 3 * periodNanoseconds
       lastLook = now
-      return (state.watched, gap)
+      return (state.watched, mainQueue.watched, gap)
     }
     let observations = watched.map { (key: $0.key, observation: $0.payload.observe()) }
-    let (fired, goOn) = lock.withLock {
+    let queues = executors.map { (key: $0.key, observation: $0.payload.mainQueueObservation) }
+    let (fired, stalled, goOn) = lock.withLock {
       let fired = state.record(observations, afterGap: afterGap)
-      isLooking = !state.isEmpty
-      return (fired, isLooking)
+      let stalled = mainQueue.record(queues, afterGap: afterGap)
+      isLooking = !state.isEmpty || !mainQueue.isEmpty
+      return (fired, stalled, isLooking)
     }
     withExtendedLifetime(watched) {}
+    withExtendedLifetime(executors) {}
     for test in fired { end(test) }
+    for (executor, started) in stalled { executor.mainQueueStalled(since: started) }
     if goOn { scheduleLook() }
   }
 

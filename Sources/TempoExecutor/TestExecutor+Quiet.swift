@@ -41,16 +41,24 @@ extension TestExecutor {
       let limit = giveUpAt ?? jobsRun + Self.jobBudget
       giveUpAt = limit
       guard await quietHere(giveUpAt: limit, respectingOutsideWork: respectingOutsideWork) else {
-        location.report(
-          """
-          The work started in this test did not go quiet after \(Self.jobBudget) jobs, so the \
-          clock or scheduler went on without waiting for it. A task that yields or \
-          re-schedules itself in a loop never lets the test executor finish.
-          """
-        )
+        switch lock.withLock({ state.endedWithoutQuiet() }) {
+        case .budgetSpent:
+          location.report(
+            """
+            The work started in this test did not go quiet after \(Self.jobBudget) jobs, so \
+            the clock or scheduler went on without waiting for it. A task that yields or \
+            re-schedules itself in a loop never lets the test executor finish.
+            """
+          )
+        case .mainQueueStalled:
+          location.report(Self.mainQueueStalledMessage)
+        case .mainQueueStillStalled:
+          break
+        }
         return false
       }
-      guard includesMainQueueBlocks else { return true }
+      // A pass through a main queue that does not move would never return.
+      guard includesMainQueueBlocks, !isMainQueueStalled else { return true }
       // Plain GCD blocks on the main queue are not jobs: a block queued after them has run
       // when they have. Start over if they made anything runnable here.
       let acceptedBefore = lock.withLock { state.accepted }
@@ -67,8 +75,10 @@ extension TestExecutor {
     guard let task = Self.currentTaskPointer else { return }
     lock.withLock { state.endDriving(task) }
     TestRegistry.note(TaskRef(task), memberOf: self)
-    // Already running one of this executor's jobs: here already.
-    guard isOpen, RunningJob.executor !== self else { return }
+    // Already running one of this executor's jobs: here already. While the main queue, where
+    // this executor's pumps run, is stalled, the task stays where it is rather than wait there.
+    let (closed, stalled) = lock.withLock { (state.isClosed, state.isMainQueueStalled) }
+    guard !closed, !stalled, RunningJob.executor !== self else { return }
     // `Task.yield()` may return without leaving the thread, and so may a continuation
     // resumed before the task has finished suspending; a switch to a task executor always
     // enqueues on it. The preference is a stand-in that lives as long as the process, which
@@ -120,7 +130,62 @@ extension TestExecutor {
       let (answer, opener) = lock.withLock { (state.wait(waiter), state.openerToWatch()) }
       if let answer { continuation.resume(returning: answer) }
       if opener != nil { watchOpener(since: .now(), every: 20) }
+      // The work waited for may be pumped on the main queue, which something may keep from
+      // running: the hang watch looks.
+      if answer == nil, pumpsOnMainQueue {
+        HangWatch.shared.watchMainQueue(of: self, looksToFire: Self.mainQueueLooksToFire)
+      }
     }
+  }
+
+  // MARK: The main queue
+
+  /// Whether the main queue, where this executor's pumps run, is stalled (see
+  /// ``mainQueueStalled(since:)``).
+  var isMainQueueStalled: Bool { lock.withLock { state.isMainQueueStalled } }
+
+  /// What the hang watch reads at each look, while a task waits for quiet.
+  var mainQueueObservation: MainQueueObservation {
+    lock.withLock {
+      let pumps = state.mainQueuePumpBlocks
+      return MainQueueObservation(
+        isWaitedFor: state.hasWaiters, pumpBlocksQueued: pumps.queued,
+        pumpBlocksStarted: pumps.started)
+    }
+  }
+
+  /// The hang watch found a pump block of this executor waiting on the main queue, and none
+  /// started since the `started`-th, for about a second, while a task waited for quiet: the
+  /// main queue is not drained. The waiting tasks stop waiting, the first of them to report it
+  /// (``settleAgain(at:respectingOutsideWork:)``), and go on off the main queue. Until a pump
+  /// block starts there again, a wait for quiet answers at once, and the test's jobs are pumped
+  /// on a thread of their own.
+  func mainQueueStalled(since started: Int) {
+    let (released, wake) = lock.withLock { state.mainQueueStalled(since: started) }
+    resume(released)
+    start(wake)
+  }
+
+  /// How many looks of the hang watch a pump block may wait on the main queue, none starting,
+  /// before the queue is taken as stalled; nil for the watch's own (four: about a second). A
+  /// task-local, read as the advance waits, so that Tempo's own tests that stall the main queue
+  /// on purpose stall it briefly: the main queue is the whole process's, and the tests beside
+  /// must not be held up for as long as they would be reported after.
+  @TaskLocal static var mainQueueLooksToFire: Int?
+
+  /// What a stalled main queue reports, at the line of the advance that waited.
+  static var mainQueueStalledMessage: String {
+    """
+    This advance waited for the test's work to go quiet, but the main queue, where that work \
+    runs in a @MainActor test, did not run for about a second: a block Tempo queued there to \
+    run the test's jobs did not start. Something keeps the main thread from draining the main \
+    queue: a nested run loop (`RunLoop.run`, or XCTest's `wait(for:)` or \
+    `waitForExpectations` in an async test, where `await fulfillment(of:)` does not block), \
+    a blocked main thread (a semaphore, a lock, `DispatchGroup.wait`, a synchronous wait for \
+    async work), or `DispatchQueue.main.sync` from a job that the main thread waits for. The \
+    advance went on without waiting for that work: until the main queue moves again, the \
+    test's jobs run on a thread of their own, and its main-actor jobs wait for the main thread.
+    """
   }
 
   // MARK: The opener's job

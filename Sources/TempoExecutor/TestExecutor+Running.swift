@@ -27,16 +27,25 @@ extension TestExecutor {
   /// system's pool are shared with the tests beside this one, and a pump that kept its thread
   /// while a task of its test yields in a loop would starve them (on two cores, two such pumps
   /// left no pool thread for the work those tasks waited for: the suite hung).
-  private func pump(on queue: DispatchQueue) {
+  ///
+  /// - Parameter block: Which block this is: on the main queue the executor counts the pump
+  ///   blocks it queues until they start (``TestExecutorStateMachine/MainQueuePumps``), and a
+  ///   backstop's until it starts.
+  private func pump(
+    on queue: DispatchQueue, block: TestExecutorStateMachine<UnownedJob>.PumpBlock = .elsewhere
+  ) {
+    let isMain = block == .mainQueue
     var turn = Self.pumpTurn
-    var next = lock.withLock { state.takeForPump() }
+    var next = lock.withLock { state.takeForPump(starting: block) }
     while let job = next {
       run(job)
       turn -= 1
       guard turn > 0 else {
-        let (released, goesOn) = lock.withLock { state.finishJobAndEndTurn() }
+        let (released, goesOn) = lock.withLock {
+          state.finishJobAndEndTurn(onMainQueue: isMain)
+        }
         resume(released)
-        if goesOn { queue.async { self.pump(on: queue) } }
+        if goesOn { queue.async { self.pump(on: queue, block: isMain ? .mainQueue : .elsewhere) } }
         return
       }
       let (released, taken) = lock.withLock { state.finishJobAndTakeForPump() }
@@ -58,10 +67,25 @@ extension TestExecutor {
     case .none:
       break
     case .pump:
+      // A pump block goes to the main queue with `DispatchQueue.main.async`, not through the
+      // runtime's own main executor (the `original` of `swift_task_getMainExecutor_hook`),
+      // which might one day run main-actor jobs elsewhere than the main queue: an executor
+      // takes jobs, not closures, and Swift has no public way to make a job of a closure but a
+      // task, which would cost a task per pump turn on the path of every `@MainActor` test and
+      // would itself be routed through Tempo's hooks as the test's work. Nor would it keep the
+      // test's work in one place: ``MainExecutor`` runs every main-actor job with
+      // `DispatchQueue.main.async` too, for the same reason (it must run its bookkeeping
+      // around the job), so the pump stays on the queue where the main-actor jobs it runs
+      // beside are.
       let queue = pumpsOnMainQueue ? DispatchQueue.main : .global()
-      queue.async { self.pump(on: queue) }
+      queue.async { self.pump(on: queue, block: self.pumpsOnMainQueue ? .mainQueue : .elsewhere) }
     case .backstop:
       Backstops.shared.arm(self, milliseconds: Self.backstopMilliseconds)
+    case .pumpOffMainQueue:
+      // A serial queue's thread, as for the backstop: the main thread may be blocked waiting
+      // for these jobs, and the shared pool's threads too.
+      let queue = DispatchQueue(label: "Tempo test executor pump off the stalled main queue")
+      queue.async { self.pump(on: queue) }
     }
   }
 
@@ -73,7 +97,7 @@ extension TestExecutor {
   func backstopIsDue() {
     guard lock.withLock({ state.backstopFired() }) else { return }
     let queue = DispatchQueue(label: "Tempo test executor backstop")
-    queue.async { self.pump(on: queue) }
+    queue.async { self.pump(on: queue, block: .backstop) }
   }
 
   /// Runs `job` with a task executor, which sends what the job enqueues there back here

@@ -1,7 +1,16 @@
+@_spi(TempoInternals) import TempoSupport
+
 // Members that only Tempo's own tests use.
 
 @available(TempoTestExecutor 1.0, *)
 extension TestExecutor {
   /// Whether a test executor's runtime hooks are installed now.
   package static var hooksAreInstalled: Bool { TestRegistry.hooksAreInstalled }
+}
+
+@available(TempoTestExecutor 1.0, *)
+extension TestExecutor {
+  /// Whether a backstop is armed, or has fired and its pump has not started: it runs the queue
+  /// on a thread of its own, whoever then waits.
+  var isBackstopPending: Bool { lock.withLock { state.isBackstopPending } }
 }

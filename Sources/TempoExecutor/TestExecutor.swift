@@ -145,6 +145,7 @@ package final class TestExecutor: @unchecked Sendable {
     reportInScope: (@Sendable (String) -> Void)? = nil
   ) {
     state.includesMainQueueBlocks = includingMainQueueBlocks
+    state.pumpsOnMainQueue = pumpsOnMainQueue
     self.root = root
     self.pumpsOnMainQueue = pumpsOnMainQueue
     self.scope = scope
@@ -237,12 +238,13 @@ package final class TestExecutor: @unchecked Sendable {
     // run may be freed (an actor's processing job frees itself, a task may end).
     let task = JobIdentity.isTask(pointer) ? TaskRef(pointer) : nil
     // Refused while open, the job is a driver's.
-    let (accepted, wake, isDriver) = lock.withLock {
+    let (accepted, wake, isDriver, isStalled) = lock.withLock {
       let (accepted, wake) = state.enqueue(job, task: pointer)
-      return (accepted, wake, !accepted && !state.isClosed)
+      return (accepted, wake, !accepted && !state.isClosed, state.isMainQueueStalled)
     }
     guard accepted else {
-      guard isDriver, pumpsOnMainQueue else { return false }
+      // Not while the main queue is stalled: the driver goes on elsewhere, to report it.
+      guard isDriver, pumpsOnMainQueue, !isStalled else { return false }
       // Run as the global executor would have run it, with no task executor of Tempo's.
       DispatchQueue.main.async { job.runSynchronously(on: TaskLineage.genericExecutor) }
       return true

@@ -285,6 +285,8 @@ extension TestExecutorStateMachine {
     private(set) var isPumpScheduled = false
     /// Whether a backstop is armed, which runs the queue if a draining driver has not.
     private(set) var isBackstopScheduled = false
+    /// Pump blocks of backstops that fired, queued on threads of their own, not started yet.
+    private(set) var backstopPumpsQueued = 0
     /// Tasks suspended until quiet, or until their budget runs out.
     private(set) var waiters: [Waiter] = []
 
@@ -344,6 +346,16 @@ extension TestExecutorStateMachine {
       isBackstopScheduled = false
     }
 
+    /// A backstop that fired queued a pump block.
+    mutating func backstopPumpQueued() { backstopPumpsQueued += 1 }
+
+    mutating func backstopPumpStarted() {
+      guard backstopPumpsQueued > 0 else {
+        preconditionFailure("test executor: a backstop's pump started that was never queued")
+      }
+      backstopPumpsQueued -= 1
+    }
+
     mutating func wait(_ waiter: Waiter) { waiters.append(waiter) }
 
     /// Removes and returns the waiters answered now: quiet (with no outside work in flight, for
@@ -360,11 +372,84 @@ extension TestExecutorStateMachine {
       return released
     }
 
+    /// Removes and returns every waiter, answered "not quiet" (the main queue stalled).
+    mutating func releaseAllWaiters() -> [Release] {
+      defer { waiters.removeAll() }
+      return waiters.map { ($0.continuation, false) }
+    }
+
     /// Called by ``TestExecutorStateMachine/checkInvariants()``.
     func checkInvariants() {
       precondition(drainers >= 0, "test executor: the count of draining drivers is below zero")
       precondition(
         Set(drivers).count == drivers.count, "test executor: a task is counted twice as driving")
+    }
+  }
+}
+
+extension TestExecutorStateMachine {
+  /// The pump blocks queued on the main queue, for an executor whose pumps run there
+  /// (``TestExecutor/pumpsOnMainQueue``), and whether the main queue has stopped running them.
+  ///
+  /// The main queue runs only while something drains it: on Apple's systems a run loop at base
+  /// level. A main-actor job that blocks the main thread, or that runs a nested run loop (which
+  /// does not drain the main queue from inside one of its blocks), stops every pump block behind
+  /// it. When one has not started for a while (the hang watch decides,
+  /// ``MainQueueWatchState``), the queue is stalled: the waiters for quiet are let go, with the
+  /// stall to report, and a wait answers at once until a pump block starts again.
+  ///
+  /// ```swift
+  /// var pumps = TestExecutorStateMachine<Int>.MainQueuePumps()
+  /// pumps.blockQueued()
+  /// pumps.stalled(since: pumps.started)   // true: stalled, to be reported
+  /// pumps.blockStarted()                  // moving again
+  /// pumps.takeReport()                    // true, once
+  /// ```
+  struct MainQueuePumps {
+    /// Pump blocks on the main queue that have not started.
+    private(set) var queued = 0
+    /// Pump blocks that have started on the main queue so far: any change means it moves.
+    private(set) var started = 0
+    /// Whether the main queue is stalled: the watch found no pump block started, and none has
+    /// since.
+    private(set) var isStalled = false
+    /// Whether a stall is still to be reported, by the first waiter it let go: it may have
+    /// ended by the time that waiter runs.
+    private(set) var isReportDue = false
+
+    mutating func blockQueued() { queued += 1 }
+
+    /// A pump block started on the main queue: it moves again.
+    mutating func blockStarted() {
+      guard queued > 0 else {
+        preconditionFailure("test executor: a pump block started that was never queued")
+      }
+      queued -= 1
+      started += 1
+      isStalled = false
+    }
+
+    /// The watch saw pump blocks queued and none started since `started`; answers whether that
+    /// stalls the queue now (false if one has started since, none is queued, or it is stalled
+    /// already).
+    mutating func stalled(since started: Int) -> Bool {
+      guard queued > 0, started == self.started, !isStalled else { return false }
+      isStalled = true
+      isReportDue = true
+      return true
+    }
+
+    /// Answers whether a stall is still to be reported; from then on it is not.
+    mutating func takeReport() -> Bool {
+      defer { isReportDue = false }
+      return isReportDue
+    }
+
+    /// Called by ``TestExecutorStateMachine/checkInvariants()``.
+    func checkInvariants() {
+      precondition(
+        queued >= 0 && started >= 0, "test executor: a count of main-queue pumps is below zero")
+      precondition(!isStalled || queued > 0, "test executor: stalled with no pump block queued")
     }
   }
 }

@@ -2,13 +2,14 @@
 /// and no side effects. Each event returns what the executor must do afterwards (start a pump,
 /// resume waiters), which it does after unlocking.
 ///
-/// The state is five values, each with its own rules and invariants:
+/// The state is six values, each with its own rules and invariants:
 /// - ``JobQueue``: the jobs queued here, and the one place where the next job is chosen;
 /// - ``QuietCounts``: the job running here, and the counts of the test's work elsewhere;
 /// - ``OpenerWatch``: the job the opening task was running when a clock opened the executor;
 /// - ``Runners``: who runs the queue (draining drivers, a pump, a backstop), and who waits for
 ///   quiet;
-/// - ``Lifecycle``: open, with the leases held on it, or closed.
+/// - ``Lifecycle``: open, with the leases held on it, or closed;
+/// - ``MainQueuePumps``: the pump blocks queued on the main queue, and whether it has stalled.
 ///
 /// Quiet means: no job of the test is queued or running here, none of its main-actor jobs is
 /// queued or running on the main queue, none of the jobs its adopted tasks sent out before
@@ -44,7 +45,7 @@ struct TestExecutorStateMachine<Job> {
   }
 
   /// A waiter to resume after unlocking, with its answer (true: quiet; false: the budget ran
-  /// out first).
+  /// out first, or the main queue stalled: ``endedWithoutQuiet()`` tells which).
   typealias Release = (continuation: UnsafeContinuation<Bool, Never>, quiet: Bool)
 
   /// What the executor must start after an event, outside its lock.
@@ -54,6 +55,9 @@ struct TestExecutorStateMachine<Job> {
     case pump
     /// Run the queue on a shared thread a little later, unless a driver has run it by then.
     case backstop
+    /// Run the queue now on a thread of its own: the main queue, where this executor's pumps
+    /// run, is stalled (see ``MainQueuePumps``).
+    case pumpOffMainQueue
   }
 
   /// Whether the executor takes jobs, and how many holders keep it open.
@@ -71,8 +75,33 @@ struct TestExecutorStateMachine<Job> {
   private var openerWatch = OpenerWatch()
   private var runners = Runners()
   private(set) var lifecycle = Lifecycle.open(leases: 0)
+  private var mainQueuePumps = MainQueuePumps()
   /// See ``TestExecutor/includesMainQueueBlocks``.
   var includesMainQueueBlocks = false
+  /// Whether pumps run on the main queue (``TestExecutor/pumpsOnMainQueue``), where they are
+  /// counted (``MainQueuePumps``). Set once, before the first event.
+  var pumpsOnMainQueue = false
+
+  /// The block a pump starts in (see ``takeForPump(starting:)``).
+  enum PumpBlock: Equatable {
+    /// A pump block on the main queue (``MainQueuePumps``).
+    case mainQueue
+    /// The pump block of a backstop that fired (``backstopFired()``).
+    case backstop
+    /// Any other: the system's pool, the next turn of a backstop's pump, a pump off a stalled
+    /// main queue.
+    case elsewhere
+  }
+
+  /// Why a wait for quiet ended without quiet (``endedWithoutQuiet()``).
+  enum NotQuiet: Equatable {
+    /// The waiter's budget of jobs ran out.
+    case budgetSpent
+    /// The main queue stalled, and this waiter is the first to tell: it reports.
+    case mainQueueStalled
+    /// The main queue stalled, and has been reported.
+    case mainQueueStillStalled
+  }
 
   // MARK: What the executor reads
 
@@ -104,6 +133,23 @@ struct TestExecutorStateMachine<Job> {
 
   /// Whether a task is waiting for quiet: an advance of the test is under way.
   var hasDrivers: Bool { runners.hasDrivers }
+
+  /// Whether a task is suspended until quiet.
+  var hasWaiters: Bool { runners.hasWaiters }
+
+  /// Whether a backstop is armed, or has fired and its pump has not started: it may run a job
+  /// queued later (for Tempo's tests).
+  var isBackstopPending: Bool { runners.isBackstopScheduled || runners.backstopPumpsQueued > 0 }
+
+  /// Whether the main queue has stalled: a pump block queued there has not started for a
+  /// while (see ``MainQueuePumps``).
+  var isMainQueueStalled: Bool { mainQueuePumps.isStalled }
+
+  /// Pump blocks on the main queue not started yet, and those started so far (what the hang
+  /// watch reads).
+  var mainQueuePumpBlocks: (queued: Int, started: Int) {
+    (mainQueuePumps.queued, mainQueuePumps.started)
+  }
 
   // MARK: Jobs arriving
 
@@ -178,9 +224,15 @@ struct TestExecutorStateMachine<Job> {
   }
 
   /// The next job for a pump, or nil, which ends the pump: someone else is running a job (and
-  /// will look at the queue when it finishes), or nothing is queued.
-  mutating func takeForPump() -> Job? {
+  /// will look at the queue when it finishes), or nothing is queued. `block`: the block the
+  /// pump starts in now (on the main queue, the queue moves).
+  mutating func takeForPump(starting block: PumpBlock = .elsewhere) -> Job? {
     defer { checkInvariants() }
+    switch block {
+    case .mainQueue: mainQueuePumps.blockStarted()
+    case .backstop: runners.backstopPumpStarted()
+    case .elsewhere: break
+    }
     return nextForPump()
   }
 
@@ -189,7 +241,9 @@ struct TestExecutorStateMachine<Job> {
   mutating func backstopFired() -> Bool {
     defer { checkInvariants() }
     runners.backstopFired()
-    return !jobs.isEmpty && !counts.isRunningJob
+    let runs = !jobs.isEmpty && !counts.isRunningJob
+    if runs { runners.backstopPumpQueued() }
+    return runs
   }
 
   /// The running job of a driver has finished, and the driver takes the next
@@ -216,11 +270,16 @@ struct TestExecutorStateMachine<Job> {
 
   /// The running job of a pump has finished, and so has the pump's turn; answers the waiters
   /// it releases, and whether the pump goes on in a next turn (a job is still queued: the pump
-  /// stays scheduled for it, whichever pump cleared the flag meanwhile).
-  mutating func finishJobAndEndTurn() -> (released: [Release], goesOn: Bool) {
+  /// stays scheduled for it, whichever pump cleared the flag meanwhile). `onMainQueue`: the
+  /// pump runs on the main queue, where its next turn is a new block at the back.
+  mutating func finishJobAndEndTurn(
+    onMainQueue: Bool = false
+  ) -> (released: [Release], goesOn: Bool) {
     defer { checkInvariants() }
     let released = finishRunning()
-    return (released, runners.turnEnded(jobsQueued: !jobs.isEmpty))
+    let goesOn = runners.turnEnded(jobsQueued: !jobs.isEmpty)
+    if goesOn, onMainQueue { mainQueuePumps.blockQueued() }
+    return (released, goesOn)
   }
 
   /// The running job is done: counts it, and returns the waiters that releases. A step of the
@@ -268,11 +327,37 @@ struct TestExecutorStateMachine<Job> {
   // MARK: Waiting for quiet
 
   /// True if quiet (and, for a waiter that respects it, no outside work is in flight), false if
-  /// the budget is spent, nil if neither yet.
+  /// the budget is spent or the main queue is stalled, nil if neither yet.
   func quietAnswer(giveUpAt: Int, respectingOutsideWork: Bool = false) -> Bool? {
     if isQuiet, !respectingOutsideWork || counts.outsideWork == 0 { return true }
     if counts.jobsRun >= giveUpAt { return false }
+    if isMainQueueStalled { return false }
     return nil
+  }
+
+  /// A wait for quiet ended without it (it was answered false): answers why. The first waiter
+  /// to ask after the main queue stalled reports the stall (even if it has ended since); those
+  /// after it, while it lasts, say nothing more.
+  mutating func endedWithoutQuiet() -> NotQuiet {
+    defer { checkInvariants() }
+    if mainQueuePumps.takeReport() { return .mainQueueStalled }
+    return isMainQueueStalled ? .mainQueueStillStalled : .budgetSpent
+  }
+
+  // MARK: The main queue
+
+  /// The hang watch saw pump blocks queued on the main queue while a task waited for quiet, and
+  /// none started since `started` (``mainQueuePumpBlocks``) for about a second: the main queue
+  /// is not drained. Stalls it, unless one has started since, and returns the waiters that
+  /// lets go (answered false), and a pump off the main queue for the jobs queued. Until a pump
+  /// block starts on the main queue, a wait answers at once, and the queue is pumped off it:
+  /// the main thread may be blocked on those very jobs (a synchronous wait for async work).
+  mutating func mainQueueStalled(since started: Int) -> (released: [Release], wake: Wake) {
+    defer { checkInvariants() }
+    guard runners.hasWaiters, mainQueuePumps.stalled(since: started) else { return ([], .none) }
+    // The pump stuck on the main queue stays scheduled for them: another is started, which
+    // takes nothing if a job is running (its end looks at the queue again).
+    return (runners.releaseAllWaiters(), jobs.isEmpty ? .none : .pumpOffMainQueue)
   }
 
   /// Registers a waiter unless the answer is known now, which it returns instead.
@@ -391,6 +476,7 @@ struct TestExecutorStateMachine<Job> {
       counts.checkInvariants()
       openerWatch.checkInvariants()
       runners.checkInvariants()
+      mainQueuePumps.checkInvariants()
       switch lifecycle {
       case .open(let leases), .closed(let leases):
         precondition(leases >= 0, "test executor: the count of leases is below zero")
@@ -404,6 +490,12 @@ struct TestExecutorStateMachine<Job> {
       precondition(
         runners.waiters.allSatisfy { counts.jobsRun < $0.giveUpAt },
         "test executor: a waiter is left waiting though its budget is spent")
+      precondition(
+        !isMainQueueStalled || !runners.hasWaiters,
+        "test executor: a waiter is left waiting though the main queue is stalled")
+      precondition(
+        pumpsOnMainQueue || mainQueuePumps.queued == 0,
+        "test executor: a pump block is counted on the main queue where none runs")
     #endif
   }
 
@@ -435,7 +527,11 @@ struct TestExecutorStateMachine<Job> {
   /// (Internal for `TestExecutorStateMachine+Testing.swift`.)
   mutating func wakeIfNeeded() -> Wake {
     guard !jobs.isEmpty else { return .none }
-    return runners.wakeForQueuedJob()
+    let wake = runners.wakeForQueuedJob()
+    guard wake == .pump, pumpsOnMainQueue else { return wake }
+    if isMainQueueStalled { return .pumpOffMainQueue }
+    mainQueuePumps.blockQueued()
+    return .pump
   }
 
   private mutating func endOpenersJob() -> [Release] {

@@ -493,6 +493,7 @@ import Testing
       case .none: break
       case .pump: pumps += 1
       case .backstop: backstops += 1
+      case .pumpOffMainQueue: Issue.record("seed \(seed): a pump off the main queue")
       }
     }
     func took(_ job: Int?, by who: Runner) {

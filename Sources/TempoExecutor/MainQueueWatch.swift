@@ -1,0 +1,98 @@
+/// What the hang watch sees, at one look, of a test whose pumps run on the main queue.
+package struct MainQueueObservation: Equatable, Sendable {
+  /// A task of the test is suspended until its work is quiet (an advance waits).
+  package var isWaitedFor: Bool
+  /// Pump blocks of the test queued on the main queue that have not started.
+  package var pumpBlocksQueued: Int
+  /// Pump blocks of the test that have started on the main queue so far: any change means the
+  /// main queue moves.
+  package var pumpBlocksStarted: Int
+
+  package init(isWaitedFor: Bool, pumpBlocksQueued: Int, pumpBlocksStarted: Int) {
+    self.isWaitedFor = isWaitedFor
+    self.pumpBlocksQueued = pumpBlocksQueued
+    self.pumpBlocksStarted = pumpBlocksStarted
+  }
+
+  /// Whether, as seen now, the main queue holds an advance up: the test waits for quiet, and a
+  /// pump block that would run its work waits on the main queue.
+  var holdsWaitUp: Bool { isWaitedFor && pumpBlocksQueued > 0 }
+}
+
+/// The rules of the main-queue watch, a pure value with no clock, lock or thread: fed what was
+/// seen of each test at each look, it answers the tests whose pump blocks have waited on the
+/// main queue for `looksToFire` looks in a row, with none started, while the test waited for
+/// quiet. The main queue runs its blocks in order, so a pump block that does not start means
+/// nothing behind it runs either: the main thread is blocked, or not draining the queue.
+///
+/// ```swift
+/// var state = MainQueueWatchState<String>(looksToFire: 4)
+/// state.add(key, "test", first: seen)
+/// state.record([(key, seen)], afterGap: false)   // [] until the fourth look alike
+/// ```
+package struct MainQueueWatchState<Payload> {
+  private struct Entry {
+    let payload: Payload
+    let looksToFire: Int
+    var last: MainQueueObservation
+    var stalledLooks = 0
+  }
+
+  /// How many looks in a row the main queue must hold an advance up, unchanged, to be reported.
+  package let looksToFire: Int
+  private var entries: [ObjectIdentifier: Entry] = [:]
+
+  package init(looksToFire: Int) {
+    self.looksToFire = looksToFire
+  }
+
+  package var isEmpty: Bool { entries.isEmpty }
+
+  /// Starts watching a test, as `first` saw it; a test watched already keeps its count.
+  /// `looksToFire`, if given, replaces ``looksToFire`` for this test (Tempo's own tests make
+  /// the main queue stall, and keep it short).
+  package mutating func add(
+    _ key: ObjectIdentifier, _ payload: Payload, first: MainQueueObservation,
+    looksToFire: Int? = nil
+  ) {
+    guard entries[key] == nil else { return }
+    let looks = looksToFire ?? self.looksToFire
+    entries[key] = Entry(payload: payload, looksToFire: looks, last: first)
+  }
+
+  /// The tests watched now, to observe outside the lock.
+  package var watched: [(key: ObjectIdentifier, payload: Payload)] {
+    entries.map { ($0.key, $0.value.payload) }
+  }
+
+  /// Records one look. A test no longer waited for is dropped (it is watched again when an
+  /// advance waits next). A test stalls for a look when the main queue holds its wait up and
+  /// nothing changed since the previous look; after a gap (the watch itself was held up) none
+  /// does. Answers the tests that stalled for ``looksToFire`` looks, with the count of pump
+  /// blocks started that they stalled at; they are no longer watched.
+  package mutating func record(
+    _ observations: [(key: ObjectIdentifier, observation: MainQueueObservation)], afterGap: Bool
+  ) -> [(payload: Payload, pumpBlocksStarted: Int)] {
+    var fired: [(payload: Payload, pumpBlocksStarted: Int)] = []
+    for (key, observation) in observations {
+      guard var entry = entries[key] else { continue }
+      guard observation.isWaitedFor else {
+        entries[key] = nil
+        continue
+      }
+      if !afterGap, observation.holdsWaitUp, observation == entry.last {
+        entry.stalledLooks += 1
+      } else {
+        entry.stalledLooks = 0
+        entry.last = observation
+      }
+      if entry.stalledLooks >= entry.looksToFire {
+        entries[key] = nil
+        fired.append((entry.payload, observation.pumpBlocksStarted))
+      } else {
+        entries[key] = entry
+      }
+    }
+    return fired
+  }
+}

@@ -1,0 +1,349 @@
+import Dispatch
+import TempoClocks
+import TempoTestHelpers
+import TempoTestSupport
+import Testing
+
+@testable import TempoExecutor
+
+// A `@MainActor` test's work is run by pump blocks on the main queue, which runs only while
+// something drains it. A main-actor job that blocks the main thread (a nested run loop, XCTest's
+// `wait(for:)`, a semaphore, `DispatchQueue.main.sync`) stops them, and an advance that waits
+// for that work would wait forever. Instead, when a pump block has not started for about a
+// second while an advance waits, the advance reports it and goes on.
+
+/// The executor's rules for pump blocks on the main queue, driven directly.
+@Suite struct MainQueuePumpTests {
+  let task = UnsafeRawPointer(bitPattern: 0x1000)!
+  typealias Machine = TestExecutorStateMachine<Int>
+
+  func pumpingOnTheMainQueue() -> Machine {
+    var machine = Machine()
+    machine.pumpsOnMainQueue = true
+    return machine
+  }
+
+  @Test func aPumpBlockOnTheMainQueueIsCountedUntilItStarts() {
+    var machine = pumpingOnTheMainQueue()
+    #expect(machine.enqueue(1, task: task).wake == .pump)
+    #expect(machine.mainQueuePumpBlocks == (queued: 1, started: 0))
+    #expect(machine.takeForPump(starting: .mainQueue) == 1)
+    #expect(machine.mainQueuePumpBlocks == (queued: 0, started: 1))
+  }
+
+  @Test func aPumpsNextTurnIsANewBlock() {
+    var machine = pumpingOnTheMainQueue()
+    _ = machine.enqueue(1, task: task)
+    _ = machine.enqueue(2, task: task)
+    _ = machine.takeForPump(starting: .mainQueue)
+    let (_, goesOn) = machine.finishJobAndEndTurn(onMainQueue: true)
+    #expect(goesOn)
+    #expect(machine.mainQueuePumpBlocks == (queued: 1, started: 1))
+  }
+
+  @Test func pumpsElsewhereAreNotCounted() {
+    var machine = Machine()
+    #expect(machine.enqueue(1, task: task).wake == .pump)
+    #expect(machine.mainQueuePumpBlocks == (queued: 0, started: 0))
+  }
+
+  /// A stall lets every waiter go, answered false; the first to ask reports it, a wait answers
+  /// at once, and the queue is pumped off the main queue, until a pump block starts there again.
+  @Test func aStallLetsTheWaitersGoUntilAPumpBlockStarts() async {
+    var machine = pumpingOnTheMainQueue()
+    _ = machine.enqueue(1, task: task)
+    let answer = await withUnsafeContinuation { continuation in
+      #expect(machine.wait(.init(continuation: continuation, giveUpAt: .max)) == nil)
+      let (released, wake) = machine.mainQueueStalled(since: 0)
+      #expect(released.count == 1)
+      #expect(wake == .pumpOffMainQueue)
+      for (waiter, quiet) in released { waiter.resume(returning: quiet) }
+    }
+    #expect(!answer)
+    #expect(machine.isMainQueueStalled)
+    #expect(machine.quietAnswer(giveUpAt: .max) == false)
+    #expect(machine.endedWithoutQuiet() == .mainQueueStalled)
+    #expect(machine.endedWithoutQuiet() == .mainQueueStillStalled)
+    // The pump off the main queue runs job 1; job 2 gets another.
+    #expect(machine.takeForPump() == 1)
+    #expect(machine.finishJobAndTakeForPump().next == nil)
+    #expect(machine.enqueue(2, task: task).wake == .pumpOffMainQueue)
+    #expect(machine.mainQueuePumpBlocks == (queued: 1, started: 0))
+    // The block stuck on the main queue starts at last: it moves again.
+    #expect(machine.takeForPump(starting: .mainQueue) == 2)
+    #expect(!machine.isMainQueueStalled)
+    #expect(machine.quietAnswer(giveUpAt: .max) == nil)  // job 2 runs
+    #expect(machine.endedWithoutQuiet() == .budgetSpent)
+  }
+
+  /// The waiter a stall let go reports it even if the main queue has moved again by the time
+  /// it runs.
+  @Test func aStallThatEndedBeforeItsWaiterRanIsStillReported() async {
+    var machine = pumpingOnTheMainQueue()
+    _ = machine.enqueue(1, task: task)
+    let answer = await withUnsafeContinuation { continuation in
+      #expect(machine.wait(.init(continuation: continuation, giveUpAt: .max)) == nil)
+      for (waiter, quiet) in machine.mainQueueStalled(since: 0).released {
+        waiter.resume(returning: quiet)
+      }
+    }
+    #expect(!answer)
+    _ = machine.takeForPump(starting: .mainQueue)
+    #expect(!machine.isMainQueueStalled)
+    #expect(machine.endedWithoutQuiet() == .mainQueueStalled)
+    #expect(machine.endedWithoutQuiet() == .budgetSpent)
+  }
+
+  @Test func aPumpBlockThatStartedSinceTheLookIsNoStall() async {
+    var machine = pumpingOnTheMainQueue()
+    _ = machine.enqueue(1, task: task)
+    _ = machine.takeForPump(starting: .mainQueue)
+    _ = machine.finishJobAndTakeForPump()
+    _ = machine.enqueue(2, task: task)
+    let answer = await withUnsafeContinuation { continuation in
+      #expect(machine.wait(.init(continuation: continuation, giveUpAt: .max)) == nil)
+      #expect(machine.mainQueueStalled(since: 0).released.isEmpty)  // one started since
+      #expect(!machine.isMainQueueStalled)
+      _ = machine.takeForPump(starting: .mainQueue)
+      for (waiter, quiet) in machine.finishJobAndTakeForPump().released {
+        waiter.resume(returning: quiet)
+      }
+    }
+    #expect(answer)
+  }
+
+  /// A backstop that fired is pending until its pump block starts: until then it may take a
+  /// job queued later.
+  @Test func aBackstopIsPendingUntilItsPumpStarts() {
+    var machine = pumpingOnTheMainQueue()
+    machine.beginDraining()
+    #expect(machine.enqueue(1, task: task).wake == .backstop)
+    #expect(machine.isBackstopPending)
+    let runs = machine.backstopFired()
+    #expect(runs)
+    #expect(machine.isBackstopPending)
+    #expect(machine.takeForPump(starting: .backstop) == 1)
+    #expect(!machine.isBackstopPending)
+  }
+
+  @Test func noStallWithoutAWaiter() {
+    var machine = pumpingOnTheMainQueue()
+    _ = machine.enqueue(1, task: task)
+    #expect(machine.mainQueueStalled(since: 0).wake == .none)
+    #expect(!machine.isMainQueueStalled)
+  }
+}
+
+/// The rules of the main-queue watch, fed observations directly: a test is reported only after
+/// its pump blocks waited on the main queue, none starting, for four looks in a row while an
+/// advance waited.
+@Suite struct MainQueueWatchStateTests {
+  final class Watched {}
+  let watched = Watched()
+  var key: ObjectIdentifier { ObjectIdentifier(watched) }
+
+  func seen(waited: Bool = true, queued: Int = 1, started: Int = 0) -> MainQueueObservation {
+    MainQueueObservation(isWaitedFor: waited, pumpBlocksQueued: queued, pumpBlocksStarted: started)
+  }
+
+  /// Records `observation` for `looks` looks; answers the number of the look that fired, if any.
+  func look(
+    _ state: inout MainQueueWatchState<String>, _ observation: MainQueueObservation, looks: Int,
+    afterGapAt gap: Int? = nil
+  ) -> Int? {
+    for number in 1...looks {
+      let fired = state.record([(key, observation)], afterGap: number == gap)
+      if !fired.isEmpty { return number }
+    }
+    return nil
+  }
+
+  @Test func aPumpBlockThatDoesNotStartFiresAtTheFourthLook() {
+    var state = MainQueueWatchState<String>(looksToFire: 4)
+    state.add(key, "test", first: seen(started: 7))
+    let fired = state.record([(key, seen(started: 7))], afterGap: false)
+    #expect(fired.isEmpty)
+    #expect(look(&state, seen(started: 7), looks: 10) == 3)
+    #expect(state.isEmpty)
+  }
+
+  @Test func itFiresWithTheCountOfBlocksStarted() {
+    var state = MainQueueWatchState<String>(looksToFire: 1)
+    state.add(key, "test", first: seen(started: 3))
+    let fired = state.record([(key, seen(started: 3))], afterGap: false)
+    #expect(fired.map(\.payload) == ["test"])
+    #expect(fired.map(\.pumpBlocksStarted) == [3])
+  }
+
+  @Test func aMainQueueThatMovesStartsTheCountAgain() {
+    var state = MainQueueWatchState<String>(looksToFire: 4)
+    state.add(key, "test", first: seen())
+    #expect(look(&state, seen(), looks: 3) == nil)
+    #expect(look(&state, seen(started: 1), looks: 1) == nil)
+    #expect(look(&state, seen(started: 1), looks: 10) == 4)
+  }
+
+  @Test func noPumpBlockQueuedNeverFires() {
+    var state = MainQueueWatchState<String>(looksToFire: 4)
+    state.add(key, "test", first: seen(queued: 0))
+    #expect(look(&state, seen(queued: 0), looks: 20) == nil)
+    #expect(!state.isEmpty)
+  }
+
+  @Test func aTestNoLongerWaitedForIsDropped() {
+    var state = MainQueueWatchState<String>(looksToFire: 4)
+    state.add(key, "test", first: seen())
+    #expect(look(&state, seen(waited: false), looks: 1) == nil)
+    #expect(state.isEmpty)
+  }
+
+  @Test func aGapInTheLooksStartsTheCountAgain() {
+    var state = MainQueueWatchState<String>(looksToFire: 4)
+    state.add(key, "test", first: seen())
+    #expect(look(&state, seen(), looks: 10, afterGapAt: 3) == 7)
+  }
+
+  @Test func aTestMayFireAfterFewerLooks() {
+    var state = MainQueueWatchState<String>(looksToFire: 4)
+    state.add(key, "test", first: seen(queued: 0), looksToFire: 1)
+    #expect(look(&state, seen(), looks: 10) == 2)  // the first look sees the block queued
+  }
+
+  @Test func addingATestWatchedAlreadyKeepsItsCount() {
+    var state = MainQueueWatchState<String>(looksToFire: 4)
+    state.add(key, "test", first: seen())
+    #expect(look(&state, seen(), looks: 3) == nil)
+    state.add(key, "again", first: seen())
+    let fired = state.record([(key, seen())], afterGap: false)
+    #expect(fired.map(\.payload) == ["test"])
+  }
+}
+
+/// Lets the main queue run until the advance waits for the test's work, and the backstop its
+/// draining armed has fired and its pump (if any) has started: from then on only a pump on the
+/// main queue runs a job of the test (a backstop's pump runs the queue, whoever waits, on a
+/// thread of its own). The caller stays on the main actor
+/// throughout, so that nothing of its own runs between the last look and its next step.
+@MainActor private func untilTheAdvanceWaits(on executor: TestExecutor) async {
+  let giveUpAt = DispatchTime.now() + .seconds(60)
+  while !executor.mainQueueObservation.isWaitedFor || executor.isBackstopPending {
+    guard DispatchTime.now() < giveUpAt else {
+      Issue.record("the advance never waited")
+      return
+    }
+    await Task.yield()
+  }
+}
+
+/// `@MainActor` tests whose main queue runs, and ones whose main queue is blocked. (The main
+/// queue is the whole process's: the tests that block it run one at a time, and their watch
+/// fires after one look unchanged instead of four, so that the tests beside them are not held up
+/// for as long as their own watch waits.)
+@Suite(.serialized) struct MainQueueStallTests {
+  /// A main-actor job of the test waits synchronously for async work of the test, which is
+  /// pumped on the main queue behind it: without Tempo's watch, a deadlock. The advance that
+  /// waits for that work reports it at its line, the work runs off the main queue, and the
+  /// test goes on.
+  @MainActor @Test func aSynchronousWaitForAsyncWorkOnTheMainActorIsReportedAndTheWorkRuns()
+    async
+  {
+    let clock = TestClock()
+    let issues = Log<String>()
+    let ran = Log<String>()
+    await withKnownIssue {
+      let blocker = Task { @MainActor in
+        try? await clock.sleep(for: .seconds(1))
+        guard let executor = TestExecutor.ofCurrentTask else {
+          Issue.record("the task has no executor")
+          return
+        }
+        await untilTheAdvanceWaits(on: executor)
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+          ran.append("pumped")
+          done.signal()
+        }
+        // Bounded only so that a failure of this test does not hang the suite.
+        if done.wait(timeout: .now() + .seconds(60)) == .timedOut {
+          Issue.record("the work waited for never ran")
+        }
+      }
+      await TestExecutor.$mainQueueLooksToFire.withValue(1) {
+        await clock.advance(by: .seconds(1))
+      }
+      await blocker.value
+    } matching: { issue in
+      issues.append(String(describing: issue))
+      return true
+    }
+    #expect(issues.values.count == 1, "\(issues.values)")
+    #expect(issues.values.allSatisfy { $0.contains("the main queue") })
+    #expect(ran.values == ["pumped"])
+    #expect(clock.now == .init(offset: .seconds(1)))
+  }
+
+  /// A main-actor job of the test blocks the main thread, on something that is not the test's
+  /// work (as XCTest's `wait(for:)` does), after the advance has begun to wait for that work.
+  /// The advance reports it, at its line, and goes on; the blocking job waits for that report,
+  /// so the test then ends as it would have.
+  @MainActor @Test func aMainQueueThatDoesNotRunIsReportedAndTheAdvanceReturns() async {
+    let clock = TestClock()
+    let reported = DispatchSemaphore(value: 0)
+    let issues = Log<String>()
+    let ran = Log<String>()
+    await withKnownIssue {
+      let blocker = Task { @MainActor in
+        try? await clock.sleep(for: .seconds(1))
+        guard let executor = TestExecutor.ofCurrentTask else {
+          Issue.record("the task has no executor")
+          return
+        }
+        await untilTheAdvanceWaits(on: executor)
+        // Work of the test that only a pump block on the main queue runs, queued behind this
+        // job, which blocks the main thread until the advance has reported.
+        Task.detached { ran.append("pumped") }
+        reported.wait()
+      }
+      await TestExecutor.$mainQueueLooksToFire.withValue(1) {
+        await clock.advance(by: .seconds(1))
+      }
+      await blocker.value
+    } matching: { issue in
+      issues.append(String(describing: issue))
+      reported.signal()
+      return true
+    }
+    #expect(issues.values.count == 1, "\(issues.values)")
+    #expect(issues.values.allSatisfy { $0.contains("the main queue") && $0.contains("wait(for:)") })
+    #expect(ran.values == ["pumped"])
+    #expect(clock.now == .init(offset: .seconds(1)))
+    // The main queue moves again: nothing stays stalled.
+    #expect(TestExecutor.ofCurrentTask?.isMainQueueStalled == false)
+  }
+
+  /// The same test whose main queue runs: its work is pumped there, and nothing is reported.
+  @MainActor @Test func aMainQueueThatRunsIsNeverReported() async {
+    let clock = TestClock()
+    let ran = Log<String>()
+    let issues = Log<String>()
+    // Any issue is recorded here instead of failing the test, for the expectation below.
+    await withKnownIssue(isIntermittent: true) {
+      for _ in 0..<3 {
+        Task { @MainActor in
+          try? await clock.sleep(for: .seconds(1))
+          Task.detached { ran.append("pumped") }
+          await Task.yield()
+        }
+        await clock.advance(by: .seconds(1))
+      }
+    } matching: { issue in
+      issues.append(String(describing: issue))
+      return true
+    }
+    #expect(issues.values == [])
+    #expect(ran.values.count == 3)
+    let pumps = TestExecutor.ofCurrentTask.map { $0.mainQueueObservation }
+    #expect(pumps?.pumpBlocksQueued == 0)
+    #expect((pumps?.pumpBlocksStarted ?? 0) > 0)
+  }
+}
