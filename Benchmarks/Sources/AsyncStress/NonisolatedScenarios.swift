@@ -50,6 +50,7 @@ extension NonisolatedScenario {
         seen.append(await count.value)
       }
       task.cancel()
+      await task.value
       return seen == [1, 2, 3] ? [] : ["\(seen)"]
     },
     NonisolatedScenario(name: "yields-without-actor") { clock in
@@ -68,6 +69,7 @@ extension NonisolatedScenario {
         seen.append(count.value)
       }
       task.cancel()
+      await task.value
       return seen == [1, 2, 3] ? [] : ["\(seen)"]
     },
     NonisolatedScenario(name: "welcome-1s") { clock in
@@ -79,6 +81,7 @@ extension NonisolatedScenario {
       await clock.advance(by: .seconds(1))
       let value = await message.value
       task.cancel()
+      await task.value
       return value == "Welcome!" ? [] : ["\(String(describing: value))"]
     },
     NonisolatedScenario(name: "checked-continuation") { clock in
@@ -98,6 +101,7 @@ extension NonisolatedScenario {
       await clock.advance(by: .seconds(1))
       let late = await got.value
       task.cancel()
+      await task.value
       return early == nil && late == 42
         ? [] : ["\(String(describing: early)) | \(String(describing: late))"]
     },
@@ -117,6 +121,7 @@ extension NonisolatedScenario {
         seen.append(await attempts.value)
       }
       task.cancel()
+      await task.value
       return seen == [2, 3, 4] ? [] : [seen.map(String.init).joined(separator: " | ")]
     },
   ]
