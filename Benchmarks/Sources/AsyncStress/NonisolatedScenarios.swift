@@ -53,6 +53,27 @@ extension NonisolatedScenario {
       await task.value
       return seen == [1, 2, 3] ? [] : ["\(seen)"]
     },
+    NonisolatedScenario(name: "main-actor-yields-after-actor-hop") { clock in
+      // The first loop in a task on the main actor: it returns from the actor to the main actor.
+      let count = Cell(0)
+      let started = Cell(false)
+      let task = Task { @MainActor in
+        await started.set(true)
+        for _ in 0..<3 {
+          for _ in 0..<20 { await Task.yield() }
+          do { try await clock.sleep(for: .seconds(1)) } catch { return }
+          await count.update { $0 += 1 }
+        }
+      }
+      var seen: [Int] = []
+      for _ in 0..<3 {
+        await clock.advance(by: .seconds(1))
+        seen.append(await count.value)
+      }
+      task.cancel()
+      await task.value
+      return seen == [1, 2, 3] ? [] : ["\(seen)"]
+    },
     NonisolatedScenario(name: "yields-without-actor") { clock in
       // The same loop with no actor: its count is behind a lock.
       let count = LockedCount()
