@@ -4,12 +4,20 @@
 //
 //   swift run -c release AsyncStress [--repetitions 10000] [--peer-repetitions N] [--load]
 //     [--only NAME] [--tempo-only] [--no-wrapper] [--clock-outside-task] [--parallel N]
-//     [--auto-advance]
+//     [--auto-advance] [--off-main-actor] [--nonisolated]
 //
 // --no-wrapper runs Tempo without `withTestExecutor`: the clock, created in the run's task,
 // opens its executor itself. --clock-outside-task makes Tempo's clock on a plain thread outside
 // any task, as XCTest makes a test case's properties, and runs each run in a task of its own
 // that advances it, as XCTest runs a test method (with --no-wrapper: no withTestExecutor).
+// --off-main-actor (with --clock-outside-task) runs each run's task off the main actor: a
+// nonisolated `Task.detached`, as XCTest runs a nonisolated async test method and Swift Testing a
+// nonisolated test; the scenario's body then hops to the main actor from there.
+//
+// --nonisolated runs, instead of the shared scenarios, the few of NonisolatedScenarios.swift, whose
+// test and tasks are all nonisolated: Tempo only, each in a nonisolated task a plain thread
+// starts, on a clock made outside any task (--clock-outside-task) or in that task, in a
+// withTestExecutor scope unless --no-wrapper (--only names one of them).
 // --parallel N runs N copies of each run at once, as a test runner runs tests in parallel (each
 // copy counts as a run).
 //
@@ -40,6 +48,8 @@ struct Options {
   var clockOutsideTask = false
   var parallel = 1
   var autoAdvance = false
+  var offMainActor = false
+  var nonisolated = false
 
   init(_ arguments: [String]) {
     var arguments = arguments[...]
@@ -54,6 +64,8 @@ struct Options {
       case "--clock-outside-task": clockOutsideTask = true
       case "--parallel": parallel = max(1, Int(arguments.popFirst() ?? "") ?? 1)
       case "--auto-advance": autoAdvance = true
+      case "--off-main-actor": offMainActor = true
+      case "--nonisolated": nonisolated = true
       default: fatalError("unknown argument \(argument)")
       }
     }
@@ -157,16 +169,36 @@ func runTempoWithoutWrapper(_ scenario: AsyncScenario, autoAdvance: Bool) async 
 }
 
 /// The clock is made on a plain thread, outside any task, and a task of the run's own advances
-/// it, as in an XCTest whose test case holds the clock in a property.
+/// it, as in an XCTest whose test case holds the clock in a property: on the main actor, or a
+/// nonisolated one if `offMainActor` (a nonisolated test method, whose scenario hops to the main
+/// actor).
 @MainActor
 func runTempoWithClockOutsideTask(
-  _ scenario: AsyncScenario, wrapped: Bool, autoAdvance: Bool
+  _ scenario: AsyncScenario, wrapped: Bool, autoAdvance: Bool, offMainActor: Bool
 ) async -> [String] {
   let clock = await clockMadeOutsideATask(autoAdvance: autoAdvance)
-  return await Task { @MainActor in
+  guard offMainActor else {
+    return await Task { @MainActor in
+      guard wrapped else { return await play(scenario, on: clock, autoAdvance: autoAdvance) }
+      return await withTestExecutor { await play(scenario, on: clock, autoAdvance: autoAdvance) }
+    }.value
+  }
+  return await startedOutsideAnyTask {
     guard wrapped else { return await play(scenario, on: clock, autoAdvance: autoAdvance) }
     return await withTestExecutor { await play(scenario, on: clock, autoAdvance: autoAdvance) }
-  }.value
+  }
+}
+
+/// Runs `body` in a nonisolated task started by a plain thread, outside any task, as XCTest
+/// starts an async test method, and answers its result.
+func startedOutsideAnyTask(
+  _ body: @escaping @Sendable () async -> [String]
+) async -> [String] {
+  await withCheckedContinuation { continuation in
+    Thread {
+      Task { continuation.resume(returning: await body()) }
+    }.start()
+  }
 }
 
 /// A Tempo test clock, its time moving by itself if `autoAdvance`.
@@ -266,10 +298,13 @@ func emit(_ line: String) {
 @MainActor
 func main() async {
   let options = Options(Array(CommandLine.arguments.dropFirst()))
+  if options.offMainActor, !options.clockOutsideTask {
+    fatalError("--off-main-actor runs with --clock-outside-task")
+  }
   let load = options.load ? Load(threads: ProcessInfo.processInfo.activeProcessorCount) : nil
   let watchdog = Watchdog()
   let scenarios = (options.autoAdvance ? AsyncScenario.autoAdvancing : AsyncScenario.all)
-    .filter { options.only == nil || $0.name == options.only }
+    .filter { !options.nonisolated && (options.only == nil || $0.name == options.only) }
   let peerName = options.autoAdvance ? "swift-clocks' ImmediateClock" : "swift-clocks"
   let peerRepetitions = options.peerRepetitions ?? options.repetitions
   emit(
@@ -280,6 +315,7 @@ func main() async {
     \(options.load ? ", \(ProcessInfo.processInfo.activeProcessorCount) busy threads" : "")\
     \(options.noWrapper ? ", Tempo without withTestExecutor" : "")\
     \(options.clockOutsideTask ? ", Tempo's clock made outside any task" : "")\
+    \(options.offMainActor ? ", each run's task off the main actor" : "")\
     \(options.parallel > 1 ? ", \(options.parallel) runs at a time" : "").
 
     | Scenario | Tempo failures | swift-clocks failures | Tempo µs/run | swift-clocks µs/run |
@@ -289,7 +325,10 @@ func main() async {
   let tempoBody: @MainActor @Sendable (AsyncScenario) async -> [String] =
     switch (options.clockOutsideTask, options.noWrapper, options.autoAdvance) {
     case (true, let noWrapper, let auto):
-      { await runTempoWithClockOutsideTask($0, wrapped: !noWrapper, autoAdvance: auto) }
+      {
+        await runTempoWithClockOutsideTask(
+          $0, wrapped: !noWrapper, autoAdvance: auto, offMainActor: options.offMainActor)
+      }
     case (false, true, let auto): { await runTempoWithoutWrapper($0, autoAdvance: auto) }
     case (false, false, let auto): { await runTempo($0, autoAdvance: auto) }
     }
@@ -313,6 +352,7 @@ func main() async {
       notes.append("\(peerName), \(scenario.name): \(failure)")
     }
   }
+  if options.nonisolated { await runNonisolatedScenarios(options, watchdog) }
   let limitations = scenarios.compactMap(\.limitation)
   if !limitations.isEmpty {
     emit("\n¹ " + limitations.joined(separator: "\n¹ "))
