@@ -33,6 +33,32 @@ package struct HangObservation: Equatable, Sendable {
   }
 }
 
+/// How long a watched thing has been stalled, look after look: the one rule of both watches
+/// (sleeps, ``HangWatchState``; the main queue, ``MainQueueWatchState``). A look stalls when
+/// the thing holds its test up and nothing changed since the previous look; any change, a look
+/// that does not hold the test up, or a gap in the looks (the watch itself was held up, say by
+/// a debugger stopping the process) starts the count again.
+struct StallCount<Observation: Equatable> {
+  /// What the previous look saw.
+  private(set) var last: Observation
+  /// Looks in a row that stalled.
+  private(set) var stalledLooks = 0
+
+  init(first: Observation) {
+    last = first
+  }
+
+  /// Records a look that saw `observation`, which `holdsTestUp` or not.
+  mutating func look(_ observation: Observation, holdsTestUp: Bool, afterGap: Bool) {
+    if !afterGap, holdsTestUp, observation == last {
+      stalledLooks += 1
+    } else {
+      stalledLooks = 0
+      last = observation
+    }
+  }
+}
+
 /// The rules of the hang watch, a pure value with no clock, lock or thread: fed what was seen
 /// of each sleep at each look, it answers the sleeps that have held their test up for
 /// `looksToFire` looks in a row with nothing moving.
@@ -43,8 +69,7 @@ package struct HangWatchState<Payload> {
     let group: ObjectIdentifier
     /// Registration order: the first sleep of a group carries its report.
     let serial: UInt64
-    var last: HangObservation
-    var stalledLooks = 0
+    var count: StallCount<HangObservation>
   }
 
   /// How many looks in a row a sleep must hold its test up, unchanged, to be reported.
@@ -63,7 +88,8 @@ package struct HangWatchState<Payload> {
     _ key: ObjectIdentifier, _ payload: Payload, group: ObjectIdentifier, first: HangObservation
   ) {
     serial += 1
-    entries[key] = Entry(payload: payload, group: group, serial: serial, last: first)
+    entries[key] = Entry(
+      payload: payload, group: group, serial: serial, count: StallCount(first: first))
   }
 
   /// Stops watching a sleep; answers its payload, for the caller to release after unlocking.
@@ -92,13 +118,8 @@ package struct HangWatchState<Payload> {
         entries[key] = nil
         continue
       }
-      if !afterGap, observation.holdsTestUp, observation == entry.last {
-        entry.stalledLooks += 1
-      } else {
-        entry.stalledLooks = 0
-        entry.last = observation
-      }
-      if entry.stalledLooks >= looksToFire {
+      entry.count.look(observation, holdsTestUp: observation.holdsTestUp, afterGap: afterGap)
+      if entry.count.stalledLooks >= looksToFire {
         entries[key] = nil
         fired[entry.group, default: []].append((entry.serial, entry.payload))
       } else {

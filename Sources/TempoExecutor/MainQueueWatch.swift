@@ -34,8 +34,7 @@ package struct MainQueueWatchState<Payload> {
   private struct Entry {
     let payload: Payload
     let looksToFire: Int
-    var last: MainQueueObservation
-    var stalledLooks = 0
+    var count: StallCount<MainQueueObservation>
   }
 
   /// How many looks in a row the main queue must hold an advance up, unchanged, to be reported.
@@ -57,7 +56,7 @@ package struct MainQueueWatchState<Payload> {
   ) {
     guard entries[key] == nil else { return }
     let looks = looksToFire ?? self.looksToFire
-    entries[key] = Entry(payload: payload, looksToFire: looks, last: first)
+    entries[key] = Entry(payload: payload, looksToFire: looks, count: StallCount(first: first))
   }
 
   /// The tests watched now, to observe outside the lock.
@@ -80,13 +79,8 @@ package struct MainQueueWatchState<Payload> {
         entries[key] = nil
         continue
       }
-      if !afterGap, observation.holdsWaitUp, observation == entry.last {
-        entry.stalledLooks += 1
-      } else {
-        entry.stalledLooks = 0
-        entry.last = observation
-      }
-      if entry.stalledLooks >= entry.looksToFire {
+      entry.count.look(observation, holdsTestUp: observation.holdsWaitUp, afterGap: afterGap)
+      if entry.count.stalledLooks >= entry.looksToFire {
         entries[key] = nil
         fired.append((entry.payload, observation.pumpBlocksStarted))
       } else {

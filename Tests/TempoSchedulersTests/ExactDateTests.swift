@@ -13,42 +13,36 @@ import Testing
   /// that a `Date` cannot hold it on a round number of seconds.
   static let someDay = Date(timeIntervalSince1970: 1_795_683_600.25)
 
-  /// The four test schedulers, each as its elapsed time since its start and its date.
+  /// The four test schedulers.
   enum Kind: String, CaseIterable, CustomTestStringConvertible {
     case dispatchQueue, runLoop, operationQueue, uiScheduler
     var testDescription: String { rawValue }
 
-    /// A fresh scheduler of this kind, as closures: advance by one stride of `microseconds`,
-    /// the time since its start, its date, and setting its date.
-    func make() -> (
-      advance: (Int) -> Void, elapsed: () -> Duration, date: () -> Date, setDate: (Date) -> Void
-    ) {
+    /// A fresh scheduler of this kind.
+    func make() -> Probe {
       switch self {
-      case .dispatchQueue:
-        let lone = TestSchedulerOf<DispatchQueue>(now: DispatchQueue._tempoEpoch)
-        return (
-          { lone.advance(by: .microseconds($0)) }, { lone.now._tempoElapsed }, { lone.date },
-          lone.setDate
-        )
-      case .runLoop:
-        let lone = TestSchedulerOf<RunLoop>(now: RunLoop._tempoEpoch)
-        return (
-          { lone.advance(by: .microseconds($0)) }, { lone.now._tempoElapsed }, { lone.date },
-          lone.setDate
-        )
+      case .dispatchQueue: Probe(TestSchedulerOf<DispatchQueue>(now: DispatchQueue._tempoEpoch))
+      case .runLoop: Probe(TestSchedulerOf<RunLoop>(now: RunLoop._tempoEpoch))
       case .operationQueue:
-        let lone = TestSchedulerOf<OperationQueue>(now: OperationQueue._tempoEpoch)
-        return (
-          { lone.advance(by: .microseconds($0)) }, { lone.now._tempoElapsed }, { lone.date },
-          lone.setDate
-        )
-      case .uiScheduler:
-        let lone = TestSchedulerOf<UIScheduler>(now: UIScheduler._tempoEpoch)
-        return (
-          { lone.advance(by: .microseconds($0)) }, { lone.now._tempoElapsed }, { lone.date },
-          lone.setDate
-        )
+        Probe(TestSchedulerOf<OperationQueue>(now: OperationQueue._tempoEpoch))
+      case .uiScheduler: Probe(TestSchedulerOf<UIScheduler>(now: UIScheduler._tempoEpoch))
       }
+    }
+  }
+
+  /// One test scheduler, whatever its time type, as closures: advance by a number of
+  /// microseconds, the time since its start, its date, and setting its date.
+  struct Probe {
+    let advance: (Int) -> Void
+    let elapsed: () -> Duration
+    let date: () -> Date
+    let setDate: (Date) -> Void
+
+    init<Time: _TempoEpochTime, Options>(_ scheduler: TestScheduler<Time, Options>) {
+      advance = { scheduler.advance(by: .microseconds($0)) }
+      elapsed = { scheduler.now._tempoElapsed }
+      date = { scheduler.date }
+      setDate = scheduler.setDate
     }
   }
 

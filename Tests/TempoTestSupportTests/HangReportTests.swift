@@ -279,6 +279,18 @@ final class HangReportXCTests: XCTestCase {
     failures.append(description)
   }
 
+  /// Expects one hang report since `started`, containing `line`, within the limit.
+  private func assertOneReport(
+    containing line: String, since started: ContinuousClock.Instant,
+    file: StaticString = #filePath, lineNumber: UInt = #line
+  ) {
+    let elapsed = ContinuousClock.now - started
+    let failures = failures.values
+    XCTAssertEqual(failures.count, 1, file: file, line: lineNumber)
+    XCTAssertTrue(failures.first?.contains(line) == true, file: file, line: lineNumber)
+    XCTAssertLessThan(elapsed, hangReportLimit, file: file, line: lineNumber)
+  }
+
   func testASleepOfTheTestMethodIsReportedAndEnded() async {
     let started = ContinuousClock.now
     var thrown: (any Error)?
@@ -314,11 +326,7 @@ final class HangReportXCTests: XCTestCase {
       let model = Task { try await clock.sleep(for: .seconds(4)) }
       if case .success = await model.result { XCTFail("the sleep was not ended") }
     }
-    let elapsed = ContinuousClock.now - started
-    let failures = failures.values
-    XCTAssertEqual(failures.count, 1)
-    XCTAssertTrue(failures.first?.contains("- due at 4.0 seconds on TestClock") == true)
-    XCTAssertLessThan(elapsed, hangReportLimit)
+    assertOneReport(containing: "- due at 4.0 seconds on TestClock", since: started)
   }
 
   /// No scope: a task the test method started sleeps on a clock made in the method.
@@ -327,11 +335,7 @@ final class HangReportXCTests: XCTestCase {
     let clock = TestClock()
     let model = Task { try await clock.sleep(for: .seconds(4)) }
     if case .success = await model.result { XCTFail("the sleep was not ended") }
-    let elapsed = ContinuousClock.now - started
-    let failures = failures.values
-    XCTAssertEqual(failures.count, 1)
-    XCTAssertTrue(failures.first?.contains("- due at 4.0 seconds on TestClock") == true)
-    XCTAssertLessThan(elapsed, hangReportLimit)
+    assertOneReport(containing: "- due at 4.0 seconds on TestClock", since: started)
   }
 
   /// No scope: the property clock, once an advance has opened its executor for the method.
@@ -341,11 +345,7 @@ final class HangReportXCTests: XCTestCase {
     await clock.advance(by: .seconds(1))
     let model = Task { try await clock.sleep(for: .seconds(4)) }
     if case .success = await model.result { XCTFail("the sleep was not ended") }
-    let elapsed = ContinuousClock.now - started
-    let failures = failures.values
-    XCTAssertEqual(failures.count, 1)
-    XCTAssertTrue(failures.first?.contains("- due at 5.0 seconds on TestClock") == true)
-    XCTAssertLessThan(elapsed, hangReportLimit)
+    assertOneReport(containing: "- due at 5.0 seconds on TestClock", since: started)
   }
 
   func testASleepInAScopeIsReportedAndEnded() async {
@@ -353,11 +353,7 @@ final class HangReportXCTests: XCTestCase {
     await withTestExecutor {
       await XCTAssertThrowsErrorAsync { try await self.clock.sleep(for: .seconds(2)) }
     }
-    let elapsed = ContinuousClock.now - started
-    let failures = failures.values
-    XCTAssertEqual(failures.count, 1)
-    XCTAssertTrue(failures.first?.contains("- due at 2.0 seconds on TestClock") == true)
-    XCTAssertLessThan(elapsed, hangReportLimit)
+    assertOneReport(containing: "- due at 2.0 seconds on TestClock", since: started)
   }
 }
 
