@@ -107,11 +107,15 @@ package struct HangWatchState<Payload> {
   /// source, not the test's jobs. After a gap (the watch itself was held up, say by a debugger
   /// stopping the process) no sleep counts as stalled, since no one could act meanwhile.
   /// Answers the sleeps that stalled for ``looksToFire`` looks, by test, each test's sleeps in
-  /// the order they began; they are no longer watched.
+  /// the order they began; they are no longer watched. With them go the test's other sleeps
+  /// that hold it up at this look, however recently they began (a task that reached its sleep
+  /// a look later, on a slow machine): one report names every sleep the test is blocked on,
+  /// rather than a second report a look later.
   package mutating func record(
     _ observations: [(key: ObjectIdentifier, observation: HangObservation)], afterGap: Bool
   ) -> [[Payload]] {
     var fired: [ObjectIdentifier: [(serial: UInt64, payload: Payload)]] = [:]
+    var holding: [ObjectIdentifier] = []
     for (key, observation) in observations {
       guard var entry = entries[key] else { continue }
       guard observation.isPending else {
@@ -124,7 +128,13 @@ package struct HangWatchState<Payload> {
         fired[entry.group, default: []].append((entry.serial, entry.payload))
       } else {
         entries[key] = entry
+        if !afterGap, observation.holdsTestUp { holding.append(key) }
       }
+    }
+    for key in holding {
+      guard let entry = entries[key], fired[entry.group] != nil else { continue }
+      entries[key] = nil
+      fired[entry.group, default: []].append((entry.serial, entry.payload))
     }
     return fired.values
       .map { $0.sorted { $0.serial < $1.serial } }

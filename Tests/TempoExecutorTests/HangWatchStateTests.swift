@@ -105,4 +105,29 @@ import Testing
     #expect(fired == [["second", "third"], ["elsewhere"]])
     #expect(state.remove(key) == nil)
   }
+
+  /// A sleep of the same test that began a look later, and holds the test up too, is named in
+  /// the same report; one that does not hold it up (its test's task is busy) is not, nor is a
+  /// sleep of another test.
+  @Test func aLaterSleepOfTheSameTestFiresWithTheFirst() {
+    var state = HangWatchState<String>(looksToFire: 2)
+    let later = Sleep()
+    let busy = Sleep()
+    let elsewhere = Sleep()
+    let otherTest = ObjectIdentifier(Sleep.Type.self)
+    state.add(key, "first", group: test, first: seen())
+    #expect(state.record([(key, seen())], afterGap: false) == [])
+    state.add(ObjectIdentifier(later), "later", group: test, first: seen())
+    state.add(ObjectIdentifier(busy), "busy", group: test, first: seen(bodyWaits: false))
+    state.add(ObjectIdentifier(elsewhere), "elsewhere", group: otherTest, first: seen())
+    let fired = state.record(
+      [
+        (key, seen()), (ObjectIdentifier(later), seen()),
+        (ObjectIdentifier(busy), seen(bodyWaits: false)), (ObjectIdentifier(elsewhere), seen()),
+      ],
+      afterGap: false)
+    #expect(fired == [["first", "later"]])
+    #expect(state.remove(ObjectIdentifier(busy)) == "busy")
+    #expect(state.remove(ObjectIdentifier(elsewhere)) == "elsewhere")
+  }
 }
