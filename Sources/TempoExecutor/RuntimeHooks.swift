@@ -147,6 +147,7 @@ enum RuntimeHooks {
   /// Makes what the hooks read before they are first installed.
   static func prepare() {
     _ = mainQueueKey
+    _ = YieldResumePoint.function
   }
 
   /// Does what ``TestRegistryState`` answered the hooks need. Called under ``TestRegistry``'s

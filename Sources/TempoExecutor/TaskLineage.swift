@@ -1,4 +1,5 @@
 import Dispatch
+import TempoRuntimeABI
 @_spi(TempoInternals) import TempoSupport
 
 /// The jobs that leave for outside any test executor while a clock, scheduler or timeline made
@@ -17,6 +18,7 @@ enum TaskLineage {
   /// enqueued it), and the caller sends it on as before.
   static func relay(_ job: UnownedJob) -> Bool {
     guard let counted = TestRegistry.leaves(job) else { return false }
+    let yielder = possibleYielder(of: counted)
     DispatchQueue.global(qos: DispatchQoS.QoSClass(job.priority)).async {
       // Marked as running its task's job (for a job of no task, the task it counts for: what
       // an actor's processing job runs was started by that task, and what it starts is known
@@ -24,9 +26,43 @@ enum TaskLineage {
       RunningJob.running(nil, task: counted.task.address) {
         job.runSynchronously(on: OutsideExecutor.shared.asUnownedTaskExecutor())
       }
-      TestRegistry.finished(counted)
+      guard let yielder else { return TestRegistry.finished(counted) }
+      finish(counted, after: yielder, since: .now(), every: 20)
     }
     return true
+  }
+
+  /// The task to watch after `job` has run, retained: for an actor's processing job enqueued by
+  /// the current task, that task. The actor's drain may run it, and it may leave the actor for
+  /// nonisolated code with no task executor and yield there, unseen (see
+  /// ``YieldResumePoint``): until it is back, the job still counts as its work in flight.
+  private static func possibleYielder(
+    of job: LineageState<TestExecutor>.OutsideJob
+  ) -> TaskRef? {
+    guard !job.isTasks, YieldResumePoint.function != nil,
+      TestExecutor.currentTaskPointer == job.task.address,
+      !JobIdentity.isAsyncLetChild(job.task.address)
+    else { return nil }
+    tempo_task_retain(job.task.address)
+    return job.task
+  }
+
+  /// Counts `job` as run once `yielder` (retained) is not parked in a yield, looking
+  /// `microseconds` from now and then at doubling intervals up to a millisecond, for a second
+  /// at most; then lets go of `yielder`.
+  private static func finish(
+    _ job: LineageState<TestExecutor>.OutsideJob, after yielder: TaskRef,
+    since start: DispatchTime, every microseconds: Int
+  ) {
+    guard TestExecutor.isParkedInYield(yielder.address), DispatchTime.now() < start + .seconds(1)
+    else {
+      TestRegistry.finished(job)
+      tempo_task_release(yielder.address)
+      return
+    }
+    DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(microseconds)) {
+      finish(job, after: yielder, since: start, every: min(microseconds * 2, 1_000))
+    }
   }
 
   /// Runs `job` on a system thread as the global executor would, with no test executor as its

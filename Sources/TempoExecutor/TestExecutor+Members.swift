@@ -44,7 +44,7 @@ extension TestExecutor {
     guard let task = currentTaskPointer,
       !executor.lock.withLock({ executor.state.isDriver(task) })
     else { return }
-    TestRegistry.note(TaskRef(task), memberOf: executor)
+    executor.noteMember(TaskRef(task))
   }
 
   /// The current task, as the runtime's job pointer.

@@ -57,6 +57,9 @@ extension TestExecutor {
         }
         return false
       }
+      // Work may have arrived since the answer (a task back from a yield no hook saw), or a
+      // task of the test may be parked in such a yield, still its work: then look again.
+      if await mustSettleAgain() { continue }
       // A pass through a main queue that does not move would never return.
       guard includesMainQueueBlocks, !isMainQueueStalled else { return true }
       // Plain GCD blocks on the main queue are not jobs: a block queued after them has run
@@ -74,7 +77,7 @@ extension TestExecutor {
   package func rejoin() async {
     guard let task = Self.currentTaskPointer else { return }
     lock.withLock { state.endDriving(task) }
-    TestRegistry.note(TaskRef(task), memberOf: self)
+    noteMember(TaskRef(task))
     // Already running one of this executor's jobs: here already. While the main queue, where
     // this executor's pumps run, is stalled, the task stays where it is rather than wait there.
     let (closed, stalled) = lock.withLock { (state.isClosed, state.isMainQueueStalled) }
@@ -198,7 +201,8 @@ extension TestExecutor {
     // The task is kept alive, so its status can be read at any time; once the job has ended
     // (however that became known), a read changes nothing.
     guard let heldOpener else { return }
-    let runnable = tempo_task_is_runnable(heldOpener)
+    // Parked in a yield, it may be waiting for a thread of the platform's executor, unseen.
+    let runnable = tempo_task_is_runnable(heldOpener) || Self.isParkedInYield(heldOpener)
     let now = DispatchTime.now().uptimeNanoseconds
     resume(lock.withLock { state.openerRead(runnable: runnable, at: now) })
   }

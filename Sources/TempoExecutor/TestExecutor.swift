@@ -56,10 +56,13 @@ import TempoRuntimeABI
 /// goes away.
 @available(TempoTestExecutor 1.0, *)
 package final class TestExecutor: @unchecked Sendable {
-  // Invariant: `lock` guards `state` and `bodyHasEnded`. Jobs are run, waiters resumed and
-  // pumps started only after unlocking; `state` lets at most one job run at a time.
+  // Invariant: `lock` guards `state`, `yieldedTasks` and `bodyHasEnded`. Jobs are run, waiters
+  // resumed, pumps started and tasks released only after unlocking; `state` lets at most one
+  // job run at a time. Each task in `yieldedTasks` holds a retain, let go by whoever removes it.
   let lock = Lock(rank: .testExecutor)
   @exclusivity(unchecked) var state = TestExecutorStateMachine<UnownedJob>()
+  /// The test's tasks watched for a yield the executor cannot see (`TestExecutor+Yields.swift`).
+  @exclusivity(unchecked) var yieldedTasks = YieldedTasks()
   /// Whether the body of the scope that opened the executor has returned (see `bodyEnded()`).
   @exclusivity(unchecked) var bodyHasEnded = false
 
@@ -130,7 +133,11 @@ package final class TestExecutor: @unchecked Sendable {
     self.init(
       root: root, opener: isOpener ? root.address : nil, openerOnMainQueue: onMainQueue,
       pumpsOnMainQueue: onMainQueue)
-    TestRegistry.note(root, memberOf: self)
+    if isOpener {
+      noteMember(root)
+    } else {
+      TestRegistry.note(root, memberOf: self, watches: false)
+    }
     XCTestEnds.opened(self)
     // Runs once the main queue has finished the job it runs now: the opener's. (It holds the
     // executor: see `watchOpener` for why never weakly.)
@@ -158,6 +165,7 @@ package final class TestExecutor: @unchecked Sendable {
 
   deinit {
     if let heldOpener { tempo_task_release(heldOpener) }
+    for task in yieldedTasks.removeAll() { tempo_task_release(task) }
   }
 
   /// The opening task, kept alive while the executor is, if it was running a job that came to
@@ -237,23 +245,40 @@ package final class TestExecutor: @unchecked Sendable {
     // Read before the job is queued: from then on another thread may run it, and a job that has
     // run may be freed (an actor's processing job frees itself, a task may end).
     let task = JobIdentity.isTask(pointer) ? TaskRef(pointer) : nil
+    // A task that enqueues itself from a job this executor runs for it (a hop, a yield) was
+    // remembered when that job came here. Any other is remembered every time, not only the
+    // first: another test may have met a task at the same address since, the memory of an
+    // ended task being reused. It is retained now, while it is surely alive, in case it is
+    // new here and is to be watched for yields.
+    let member = task.flatMap { isRunningJob(of: $0.address) ? nil : $0 }
+    let retained = member.map { retainToWatch($0.address) } ?? false
     // Refused while open, the job is a driver's.
     let (accepted, wake, isDriver, isStalled) = lock.withLock {
       let (accepted, wake) = state.enqueue(job, task: pointer)
       return (accepted, wake, !accepted && !state.isClosed, state.isMainQueueStalled)
     }
     guard accepted else {
+      if retained, let member { tempo_task_release(member.address) }
       // Not while the main queue is stalled: the driver goes on elsewhere, to report it.
       guard isDriver, pumpsOnMainQueue, !isStalled else { return false }
       // Run as the global executor would have run it, with no task executor of Tempo's.
       DispatchQueue.main.async { job.runSynchronously(on: TaskLineage.genericExecutor) }
       return true
     }
-    // Remembered every time, not only the first: another test may have met a task at the same
-    // address since, the memory of an ended task being reused. A task that enqueues itself from
-    // a job this executor runs for it (a hop, a yield) was remembered when that job came here.
-    if let task, !isRunningJob(of: task.address) {
-      TestRegistry.note(task, memberOf: self)
+    // An actor's processing job may run the task that enqueued it, which may then leave the
+    // actor with no task executor and yield unseen: a task adopted by name is watched from now.
+    if task == nil, let enqueuer = Self.currentTaskPointer.map(TaskRef.init),
+      TestRegistry.startsWatching(enqueuer, by: self)
+    {
+      watch(enqueuer.address)
+    }
+    // The retain keeps the task alive, even if its job has run to its end on another thread.
+    if let member {
+      if retained {
+        noteMember(member, isRetained: true)
+      } else {
+        TestRegistry.note(member, memberOf: self, watches: false)
+      }
     }
     start(wake)
     return true
@@ -264,7 +289,7 @@ package final class TestExecutor: @unchecked Sendable {
   func acceptMainJob(task: UnsafeRawPointer) -> Bool {
     let accepted = lock.withLock { state.mainJobQueued(task: task) }
     // The job is not on the main queue yet: the task is alive.
-    if accepted, JobIdentity.isTask(task) { TestRegistry.note(TaskRef(task), memberOf: self) }
+    if accepted, JobIdentity.isTask(task) { noteMember(TaskRef(task)) }
     return accepted
   }
 
@@ -316,6 +341,7 @@ package final class TestExecutor: @unchecked Sendable {
   /// what is still queued runs.
   private func hasClosed(_ wake: TestExecutorStateMachine<UnownedJob>.Wake) {
     TestRegistry.close(self)
+    stopWatchingYields()
     start(wake)
   }
 }

@@ -61,9 +61,22 @@ enum TestRegistry {
 
   /// Remembers `task` as one of `executor`'s. (The task's ID is read by the caller, while the
   /// task is known to be alive: once its job is queued, another thread may run it to its end.)
-  static func note(_ task: TaskRef, memberOf executor: TestExecutor) {
-    let replaced = box.withLock { $0.state.note(task, memberOf: executor) }
-    withExtendedLifetime(replaced) {}
+  /// Answers whether the executor had not met it alive before (see
+  /// ``TestRegistryState/Noted/isNew``).
+  ///
+  /// - Parameter watches: Whether the executor watches the task for yields.
+  @discardableResult
+  static func note(
+    _ task: TaskRef, memberOf executor: TestExecutor, watches: Bool = true
+  ) -> Bool {
+    let noted = box.withLock { $0.state.note(task, memberOf: executor, watches: watches) }
+    return withExtendedLifetime(noted.replaced) { noted.isNew }
+  }
+
+  /// Whether `executor` is to start watching `task`, a live member it met by name only (see
+  /// ``TestRegistryState/watch(_:by:)``).
+  static func startsWatching(_ task: TaskRef, by executor: TestExecutor) -> Bool {
+    box.withLock { $0.state.watch(task, by: executor) }
   }
 
   /// The open executor that has met `task`, a live task, if any.

@@ -20,6 +20,10 @@ package struct TestRegistryState<Executor: AnyObject> {
   package struct Member {
     package let executor: Executor
     package let taskID: UInt32
+    /// Whether the executor watches the task for yields (see `YieldedTasks`): it met the task
+    /// alive. A task adopted from the lineage, met by name only, is not watched until one of
+    /// its jobs reaches the executor.
+    package var isWatched = true
   }
 
   /// What the runtime's hooks need after an event.
@@ -106,22 +110,50 @@ package struct TestRegistryState<Executor: AnyObject> {
 
   // MARK: Members
 
-  /// Remembers `task` as one of `executor`'s, if it is open. Answers the entry it replaced,
-  /// to release after unlocking.
+  /// What ``note(_:memberOf:)`` did.
+  package struct Noted {
+    /// The entry replaced, to release after unlocking.
+    package var replaced: Member?
+    /// Whether the executor had not met this task alive before (the last to meet it was
+    /// another executor, or none, or it was met by name only): it is to be watched for yields.
+    package var isNew: Bool
+  }
+
+  /// Remembers `task` as one of `executor`'s, if it is open.
   ///
   /// A task older than the one remembered at its address has ended (an address is reused only
   /// once its task is gone), so it replaces nothing: an adoption that names such a task from
   /// the lineage must not make the live task at that address look unknown, which would send
   /// its next job to whichever executor takes unknown work.
-  package mutating func note(_ task: TaskRef, memberOf executor: Executor) -> Member? {
-    guard open[ObjectIdentifier(executor)] != nil else { return nil }
+  ///
+  /// - Parameter watches: Whether the executor watches the task for yields: it met it alive
+  ///   and can keep it (see `YieldedTasks`).
+  package mutating func note(
+    _ task: TaskRef, memberOf executor: Executor, watches: Bool = true
+  ) -> Noted {
+    guard open[ObjectIdentifier(executor)] != nil else { return Noted(replaced: nil, isNew: false) }
     if let existing = members[task.address], existing.taskID != task.id,
       task.isOlder(than: TaskRef(address: task.address, id: existing.taskID))
     {
-      return nil
+      return Noted(replaced: nil, isNew: false)
     }
-    return members.updateValue(
-      Member(executor: executor, taskID: task.id), forKey: task.address)
+    let replaced = members.updateValue(
+      Member(executor: executor, taskID: task.id, isWatched: watches), forKey: task.address)
+    let wasWatched = replaced.map {
+      $0.executor === executor && $0.taskID == task.id && $0.isWatched
+    }
+    return Noted(replaced: replaced, isNew: watches && wasWatched != true)
+  }
+
+  /// Marks `task`, a member of `executor` that it does not watch yet (one adopted from the
+  /// lineage), as watched; true if it was not, and the executor is to watch it now.
+  package mutating func watch(_ task: TaskRef, by executor: Executor) -> Bool {
+    guard var member = members[task.address], member.executor === executor,
+      member.taskID == task.id, !member.isWatched
+    else { return false }
+    member.isWatched = true
+    members[task.address] = member
+    return true
   }
 
   /// The open executor that has met the task with `id` at `address`, if any.
@@ -151,7 +183,7 @@ package struct TestRegistryState<Executor: AnyObject> {
     _ job: LineageState<Executor>.OutsideJob, by adopter: Executor, counts: Bool
   ) -> Member? {
     if counts { lineage.count(job) }
-    return job.isNewlyAdopted ? note(job.task, memberOf: adopter) : nil
+    return job.isNewlyAdopted ? note(job.task, memberOf: adopter, watches: false).replaced : nil
   }
 
   /// A job that ``leaves(task:current:)`` counted has run; answers the executor that counted it,
@@ -169,7 +201,7 @@ package struct TestRegistryState<Executor: AnyObject> {
   ) -> (inFlight: Int, replaced: [Member]) {
     let (tasks, inFlight) = lineage.adopt(
       descendantsOf: root, by: executor, countingRoot: countingRoot)
-    return (inFlight, tasks.compactMap { note($0, memberOf: executor) })
+    return (inFlight, tasks.compactMap { note($0, memberOf: executor, watches: false).replaced })
   }
 
   /// Whether `task` was seen while watching, and started by no task; false when nobody

@@ -1,5 +1,9 @@
 #include "TempoRuntimeABI.h"
 
+#if __has_feature(ptrauth_calls)
+#include <ptrauth.h>
+#endif
+
 bool tempo_authenticates_code_pointers(void) {
 #if __has_feature(ptrauth_calls)
   return true;
@@ -46,6 +50,19 @@ bool tempo_task_awaits_task_or_group(const void *task) {
   uintptr_t dependentOn = __atomic_load_n(&record[2], __ATOMIC_RELAXED);
   uint8_t kind = (uint8_t)(__atomic_load_n(&record[4], __ATOMIC_RELAXED) & 0xff);
   return dependentOn != 0 && (kind == 1 || kind == 3);
+}
+
+const void *tempo_task_resume_function(const void *task) {
+  // The job header's words: a heap object header (two), the scheduler's two, the 32-bit flags
+  // and ID, the voucher and a reserved word; then the resume function.
+  const void *const *slot =
+    (const void *const *)((const char *)task + 6 * sizeof(void *) + 8);
+  const void *function = __atomic_load_n(slot, __ATOMIC_RELAXED);
+#if __has_feature(ptrauth_calls)
+  // Signed with the slot's address as discriminator: strip, to compare with another task's.
+  if (function) function = ptrauth_strip(function, ptrauth_key_function_pointer);
+#endif
+  return function;
 }
 
 extern void *swift_retain(void *object);

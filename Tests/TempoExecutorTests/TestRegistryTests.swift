@@ -31,14 +31,15 @@ import Testing
   @Test func aTaskIsAMemberOnlyOfAnOpenExecutorThatMetIt() {
     var registry = TestRegistryState<Executor>()
     let (first, second) = (Executor(), Executor())
-    #expect(registry.note(task, memberOf: first) == nil)  // not open: not remembered
+    #expect(!registry.note(task, memberOf: first).isNew)  // not open: not remembered
     #expect(registry.member(at: task.address, id: task.id) == nil)
     _ = registry.opened(first)
-    _ = registry.note(task, memberOf: first)
+    #expect(registry.note(task, memberOf: first).isNew)
+    #expect(!registry.note(task, memberOf: first).isNew)  // met already
     #expect(registry.member(at: task.address, id: task.id) === first)
     #expect(registry.member(at: task.address, id: 2) == nil)  // another task at that address
     _ = registry.opened(second)
-    _ = registry.note(task, memberOf: second)  // the last to meet it
+    #expect(registry.note(task, memberOf: second).isNew)  // the last to meet it
     #expect(registry.member(at: task.address, id: task.id) === second)
     _ = registry.closed(second)
     #expect(registry.member(at: task.address, id: task.id) == nil)
@@ -55,11 +56,11 @@ import Testing
     let live = TaskRef(address: task.address, id: 7)
     let ended = TaskRef(address: task.address, id: 3)
     _ = registry.note(live, memberOf: own)
-    #expect(registry.note(ended, memberOf: other) == nil)
+    #expect(!registry.note(ended, memberOf: other).isNew)
     #expect(registry.member(at: live.address, id: live.id) === own)
     // A newer task at the address replaces the one that ended.
     let next = TaskRef(address: task.address, id: 9)
-    _ = registry.note(next, memberOf: other)
+    #expect(registry.note(next, memberOf: other).isNew)
     #expect(registry.member(at: next.address, id: next.id) === other)
     #expect(registry.member(at: live.address, id: live.id) == nil)
   }

@@ -83,6 +83,12 @@ bool tempo_task_is_complete(const void *task);
 /// elsewhere, false.
 bool tempo_task_awaits_task_or_group(const void *task);
 
+/// Where `task`, a task kept alive, resumes when it next runs: the resume function the runtime
+/// stores in its job header (the word after the two reserved ones) as the task suspends, with
+/// any pointer signature stripped. A running task keeps the one it last resumed at until it
+/// suspends again. Compared, never called.
+const void *_Nullable tempo_task_resume_function(const void *task);
+
 /// Keeps `task` (an `AsyncTask *`) alive: `swift_retain`.
 void tempo_task_retain(const void *task);
 

@@ -1,0 +1,115 @@
+import Dispatch
+import TempoRuntimeABI
+@_spi(TempoInternals) import TempoSupport
+
+// A yield the executor cannot see: a task of the test parked in `Task.yield()` whose
+// continuation went to the platform's executor, past the hooks (see `YieldResumePoint`). The
+// executor retains the tasks it meets, and before it answers that the test's work is quiet,
+// looks whether one of them is parked so; if one is, it waits for it to come back.
+
+@available(TempoTestExecutor 1.0, *)
+extension TestExecutor {
+  /// Remembers `task`, alive, as one of this test's; the first time, watches it for yields.
+  /// `isRetained` says the caller has retained it for that already (see ``retainToWatch(_:)``),
+  /// a retain this call keeps or lets go.
+  func noteMember(_ task: TaskRef, isRetained: Bool = false) {
+    if TestRegistry.note(task, memberOf: self) {
+      watch(task.address, isRetained: isRetained)
+    } else if isRetained {
+      tempo_task_release(task.address)
+    }
+  }
+
+  /// Watches `task`, alive, for yields (see ``YieldedTasks``), unless it cannot be kept or the
+  /// executor has closed. `isRetained` as for ``noteMember(_:isRetained:)``.
+  func watch(_ task: UnsafeRawPointer, isRetained: Bool = false) {
+    guard isRetained || retainToWatch(task) else { return }
+    let kept = lock.withLock {
+      guard !state.isClosed else { return false }
+      yieldedTasks.add(task)
+      return true
+    }
+    if !kept { tempo_task_release(task) }
+  }
+
+  /// Retains `task`, alive, to watch it for yields, if it can be (see ``YieldedTasks``); true
+  /// if it did.
+  func retainToWatch(_ task: UnsafeRawPointer) -> Bool {
+    guard YieldResumePoint.function != nil, !JobIdentity.isAsyncLetChild(task) else {
+      return false
+    }
+    tempo_task_retain(task)
+    return true
+  }
+
+  /// Whether `task`, kept alive, is parked in a yield (or resumed from it, not suspended
+  /// since) and has not ended.
+  static func isParkedInYield(_ task: UnsafeRawPointer) -> Bool {
+    guard let point = YieldResumePoint.function else { return false }
+    return tempo_task_resume_function(task) == point && !tempo_task_is_complete(task)
+  }
+
+  /// Looks once more at a test whose work was found quiet, and answers whether to wait for
+  /// quiet again: true if work has arrived since, or if a task of the test is parked in a
+  /// yield the executor cannot see, once that task is back (or after a second at most, when
+  /// the executor stops watching the tasks still parked so).
+  func mustSettleAgain() async -> Bool {
+    switch lookAtQuiet() {
+    case .quiet: return false
+    case .busy: return true
+    case .yielding:
+      await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+        pollYields(resuming: continuation, since: .now(), every: 20)
+      }
+      return true
+    }
+  }
+
+  /// What a look at a test whose work was found quiet finds.
+  private enum QuietLook {
+    /// Still quiet, and no task of the test is parked in a yield.
+    case quiet
+    /// A job has arrived since.
+    case busy
+    /// Nothing is queued or running, but a task of the test is parked in a yield, its
+    /// continuation queued where no hook sees it: it comes back through one.
+    case yielding
+  }
+
+  /// Reads, in one step, whether the test's work is quiet and whether a task watched is
+  /// parked in a yield. Lets go of the tasks that have ended.
+  private func lookAtQuiet() -> QuietLook {
+    let (look, ended) = lock.withLock { () -> (QuietLook, [UnsafeRawPointer]) in
+      guard state.isQuiet else { return (.busy, []) }
+      let (yielding, ended) = yieldedTasks.look(skipping: { state.isDriver($0) })
+      return (yielding ? .yielding : .quiet, ended)
+    }
+    for task in ended { tempo_task_release(task) }
+    return look
+  }
+
+  /// Looks again `microseconds` from now, then at doubling intervals up to a millisecond, and
+  /// resumes `continuation` once no task is parked in a yield (or work has arrived), or a
+  /// second after `start`.
+  private func pollYields(
+    resuming continuation: UnsafeContinuation<Void, Never>, since start: DispatchTime,
+    every microseconds: Int
+  ) {
+    DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(microseconds)) {
+      guard self.lookAtQuiet() == .yielding else { return continuation.resume() }
+      guard DispatchTime.now() < start + .seconds(1) else {
+        let dropped = self.lock.withLock { self.yieldedTasks.dropYielding() }
+        for task in dropped { tempo_task_release(task) }
+        return continuation.resume()
+      }
+      self.pollYields(
+        resuming: continuation, since: start, every: min(microseconds * 2, 1_000))
+    }
+  }
+
+  /// Stops watching every task: the executor has closed.
+  func stopWatchingYields() {
+    let tasks = lock.withLock { yieldedTasks.removeAll() }
+    for task in tasks { tempo_task_release(task) }
+  }
+}

@@ -1,0 +1,144 @@
+import Dispatch
+import TempoRuntimeABI
+@_spi(TempoInternals) import TempoSupport
+
+/// Where a task parked in `Task.yield()` resumes, learned once per process, so that a test
+/// executor can tell such a task from one that waits for something.
+///
+/// `Task.yield()` queues its continuation job on the current executor. A task that left an
+/// actor for nonisolated code runs on with no task executor (the actor's drain runs it with the
+/// task's own preference, and none of a test's tasks has one), so the current executor is the
+/// platform's default, whose `enqueue` hands the job straight to libdispatch, past every hook a
+/// test executor sees jobs through. Until libdispatch runs it, the task is suspended and
+/// nothing of it is queued anywhere Tempo can count: the test would read as quiet, and time
+/// could move before the task reached its next sleep. (The continuation job, once run, sends
+/// the task back through the global hook, where its test executor takes it.)
+///
+/// Such a task is still the test's work in flight, and a test executor recognises it by where
+/// it resumes: a task suspended on a continuation resumes at the point after it, which for
+/// `Task.yield()` is a fixed place in the concurrency runtime, the same for every yield. It is
+/// learned here by yielding once, on a task executor that holds every job it is given, so
+/// that nothing runs before the task's resume function has been read.
+///
+/// ```swift
+/// if let point = YieldResumePoint.function, tempo_task_resume_function(task) == point {
+///   // `task` is parked in `Task.yield()`, or has resumed from it and not suspended since.
+/// }
+/// ```
+@available(TempoTestExecutor 1.0, *)
+enum YieldResumePoint {
+  /// The resume function of a task parked in `Task.yield()`; nil if this runtime's yield did
+  /// not queue its continuation on the task's executor preference (a runtime before Swift 6.2
+  /// queues it on the global executor, through the hooks, where no yield goes unseen).
+  static var function: UnsafeRawPointer? { learned.value }
+
+  // Invariant: the address of code in the runtime, never written after it is learned.
+  private static let learned = UncheckedSendable(learn())
+
+  /// A task executor that keeps the jobs it is given, to run them one at a time.
+  private final class HoldingExecutor: TaskExecutor, @unchecked Sendable {
+    // Invariant: `jobs` is touched only by `learn()`'s thread, which runs every job itself:
+    // nothing else enqueues here (the executor is no task's preference outside `learn()`).
+    var jobs: [UnownedJob] = []
+
+    func enqueue(_ job: consuming ExecutorJob) { jobs.append(UnownedJob(job)) }
+
+    func runAll() {
+      while !jobs.isEmpty {
+        jobs.removeFirst().runSynchronously(on: asUnownedTaskExecutor())
+      }
+    }
+  }
+
+  private static func learn() -> UnsafeRawPointer? {
+    let executor = HoldingExecutor()
+    let task = Task(executorPreference: executor) { await Task.yield() }
+    // The task's first job: it runs until the yield suspends it, and its continuation job is
+    // held here.
+    guard executor.jobs.count == 1 else {
+      executor.runAll()
+      return nil
+    }
+    let first = executor.jobs.removeFirst()
+    let pointer = unsafeBitCast(first, to: UnsafeRawPointer.self)
+    first.runSynchronously(on: executor.asUnownedTaskExecutor())
+    // The handle keeps the task alive. If the yield's job went elsewhere, the task may already
+    // have resumed: nothing was learned.
+    let yielded = executor.jobs.count == 1 && !tempo_task_is_complete(pointer)
+    let point = yielded ? tempo_task_resume_function(pointer) : nil
+    executor.runAll()
+    withExtendedLifetime(task) {}
+    return point
+  }
+}
+
+/// The tasks of one test that a test executor watches for a yield it cannot see (see
+/// ``YieldResumePoint``): every task it has met that a retain can keep alive.
+///
+/// A task is retained when the executor first meets it, and released once it has ended, once
+/// it has been seen parked in a yield for longer than a second, or when the executor closes.
+/// Not kept: an `async let` child, whose memory is its parent's and goes with its binding's
+/// scope.
+///
+/// ```swift
+/// var watched = YieldedTasks()
+/// watched.add(task)                           // retained by the caller
+/// let (yielding, ended) = watched.look(skipping: drivers)
+/// ended.forEach(tempo_task_release)           // after unlocking
+/// ```
+@available(TempoTestExecutor 1.0, *)
+struct YieldedTasks {
+  // Invariant: each task here holds one retain, taken by whoever added it, and is released
+  // exactly once by whoever removes it.
+  private var tasks: [UnsafeRawPointer] = []
+
+  var isEmpty: Bool { tasks.isEmpty }
+
+  /// Watches `task`, retained by the caller.
+  mutating func add(_ task: UnsafeRawPointer) { tasks.append(task) }
+
+  /// Reads each task: whether one is parked in a yield (or resumed from it and not suspended
+  /// since), other than those `skipping` says (the tasks waiting for quiet, which are not the
+  /// test's work while they wait). Removes the tasks that have ended, which the caller
+  /// releases after unlocking.
+  ///
+  /// - Complexity: O(*n*), where *n* is the number of tasks watched.
+  mutating func look(
+    skipping: (UnsafeRawPointer) -> Bool
+  ) -> (yielding: Bool, ended: [UnsafeRawPointer]) {
+    guard let point = YieldResumePoint.function else { return (false, []) }
+    var yielding = false
+    var ended: [UnsafeRawPointer] = []
+    tasks.removeAll { task in
+      if tempo_task_is_complete(task) {
+        ended.append(task)
+        return true
+      }
+      if !yielding, tempo_task_resume_function(task) == point, !skipping(task) {
+        yielding = true
+      }
+      return false
+    }
+    return (yielding, ended)
+  }
+
+  /// Stops watching every task parked in a yield: it has been so for longer than a second, a
+  /// task the runtime does not resume (or one that blocks its thread since). Returns them for
+  /// the caller to release after unlocking.
+  mutating func dropYielding() -> [UnsafeRawPointer] {
+    guard let point = YieldResumePoint.function else { return [] }
+    var dropped: [UnsafeRawPointer] = []
+    tasks.removeAll { task in
+      guard tempo_task_resume_function(task) == point else { return false }
+      dropped.append(task)
+      return true
+    }
+    return dropped
+  }
+
+  /// Stops watching every task; the caller releases them after unlocking.
+  mutating func removeAll() -> [UnsafeRawPointer] {
+    defer { tasks = [] }
+    return tasks
+  }
+}

@@ -1,0 +1,82 @@
+import TempoClocks
+import TempoTestHelpers
+import TempoTestSupport
+import Testing
+
+@testable import TempoExecutor
+
+/// A nonisolated task that returns from an actor runs on with no task executor, so its next
+/// `Task.yield()` queues its continuation on the platform's executor, past every hook (see
+/// `YieldResumePoint`). The test executor still counts it as the test's work: time does not
+/// move while the task is parked in that yield, and each advance sees the task's count.
+///
+/// Before the executor watched for such yields, this shape was wrong in about 99 runs in 100 in
+/// a scope, and in 2 in 100 with the clock made outside any task (`AsyncStress --nonisolated`).
+@Suite struct UnseenYieldTests {
+  /// The test's three advances and what each saw: `[1, 2, 3]` when every yield was seen.
+  static func hopThenYieldThenSleep(on clock: TestClock<Duration>) async -> [Int] {
+    let counter = Counter()
+    let task = Task {
+      await counter.touch()  // returns from the actor to nonisolated code, inline
+      for _ in 0..<3 {
+        for _ in 0..<20 { await Task.yield() }
+        do { try await clock.sleep(for: .seconds(1)) } catch { return }
+        await counter.increment()
+      }
+    }
+    var seen: [Int] = []
+    for _ in 0..<3 {
+      await clock.advance(by: .seconds(1))
+      seen.append(await counter.value)
+    }
+    task.cancel()
+    await task.value
+    return seen
+  }
+
+  static let runs = 100
+
+  @Test func aYieldAfterAnActorHopIsSeenInAScope() async {
+    var wrong: [[Int]] = []
+    for _ in 0..<Self.runs {
+      let seen = await withTestExecutor { await Self.hopThenYieldThenSleep(on: TestClock()) }
+      if seen != [1, 2, 3] { wrong.append(seen) }
+    }
+    #expect(wrong == [])
+  }
+
+  @Test func aYieldAfterAnActorHopIsSeenWithoutAWrapper() async {
+    var wrong: [[Int]] = []
+    for _ in 0..<Self.runs {
+      let seen = await Task { await Self.hopThenYieldThenSleep(on: TestClock()) }.value
+      if seen != [1, 2, 3] { wrong.append(seen) }
+    }
+    #expect(wrong == [])
+  }
+
+  /// With the clock made outside any task, the test's task started by no task: exact on an
+  /// idle machine, but with both cores busy about 1 run in 200 still goes wrong (mostly
+  /// `[0, 0, 0]`: the task had not reached its first sleep by the third advance), as it did
+  /// before the executor watched for yields. The cause is not known yet.
+  @Test func aYieldAfterAnActorHopIsSeenWithTheClockMadeOutsideAnyTask() async {
+    var wrong: [[Int]] = []
+    for _ in 0..<Self.runs {
+      let seen = await runAsAnXCTestMethod { clock in await Self.hopThenYieldThenSleep(on: clock) }
+      if seen != [1, 2, 3] { wrong.append(seen) }
+    }
+    withKnownIssue("under load, a clock made outside any task", isIntermittent: true) {
+      #expect(wrong == [])
+    }
+  }
+
+  /// A task parked in a yield is found by where it resumes, learned once per process.
+  @Test func theYieldsResumePointIsLearned() {
+    #expect(YieldResumePoint.function != nil)
+  }
+}
+
+private actor Counter {
+  var value = 0
+  func touch() {}
+  func increment() { value += 1 }
+}
