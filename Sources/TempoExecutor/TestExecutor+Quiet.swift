@@ -36,6 +36,8 @@ extension TestExecutor {
     at location: SourceLocation, respectingOutsideWork: Bool = false
   ) async -> Bool {
     var giveUpAt: Int?
+    // How long this settle has waited for tasks parked in yields no hook saw.
+    var yieldWaitNanoseconds: UInt64 = 0
     while true {
       let jobsRun = lock.withLock { state.beginDraining() }
       let limit = giveUpAt ?? jobsRun + Self.jobBudget
@@ -59,7 +61,14 @@ extension TestExecutor {
       }
       // Work may have arrived since the answer (a task back from a yield no hook saw), or a
       // task of the test may be parked in such a yield, still its work: then look again.
-      if await mustSettleAgain() { continue }
+      let lookedAt = DispatchTime.now().uptimeNanoseconds
+      switch await lookAfterQuiet(waitsForYields: yieldWaitNanoseconds < 5_000_000_000) {
+      case .settled: break
+      case .busy: continue
+      case .waitedForYield:
+        yieldWaitNanoseconds += DispatchTime.now().uptimeNanoseconds - lookedAt
+        continue
+      }
       // A pass through a main queue that does not move would never return.
       guard includesMainQueueBlocks, !isMainQueueStalled else { return true }
       // Plain GCD blocks on the main queue are not jobs: a block queued after them has run

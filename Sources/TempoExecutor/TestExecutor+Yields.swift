@@ -49,20 +49,32 @@ extension TestExecutor {
     return tempo_task_resume_function(task) == point && !tempo_task_is_complete(task)
   }
 
-  /// Looks once more at a test whose work was found quiet, and answers whether to wait for
-  /// quiet again: true if work has arrived since, or if a task of the test is parked in a
-  /// yield the executor cannot see, once that task is back (or after a second at most, when
-  /// the executor stops watching the tasks still parked so).
-  func mustSettleAgain() async -> Bool {
+  /// Looks once more at a test whose work was found quiet: has work arrived since, or is a task
+  /// of the test parked in a yield the executor cannot see? For such a task, waits until it is
+  /// back (or a second at most: then the executor stops watching a task that runs on a thread
+  /// with no job it sees, which blocks that thread). Unless `waitsForYields`, a parked task is
+  /// not waited for: a caller that has waited five seconds goes on.
+  func lookAfterQuiet(waitsForYields: Bool) async -> AfterQuiet {
     switch lookAtQuiet() {
-    case .quiet: return false
-    case .busy: return true
+    case .quiet: return .settled
+    case .busy: return .busy
     case .yielding:
+      guard waitsForYields else { return .settled }
       await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
         pollYields(resuming: continuation, since: .now(), every: 20)
       }
-      return true
+      return .waitedForYield
     }
+  }
+
+  /// What ``lookAfterQuiet(waitsForYields:)`` found.
+  enum AfterQuiet {
+    /// Quiet, with no task parked in an unseen yield (or none waited for).
+    case settled
+    /// Work has arrived since: wait for quiet again.
+    case busy
+    /// A task was parked in an unseen yield, and has been waited for: wait for quiet again.
+    case waitedForYield
   }
 
   /// What a look at a test whose work was found quiet finds.
@@ -90,7 +102,8 @@ extension TestExecutor {
 
   /// Looks again `microseconds` from now, then at doubling intervals up to a millisecond, and
   /// resumes `continuation` once no task is parked in a yield (or work has arrived), or a
-  /// second after `start`.
+  /// second after `start`. A task still parked then is waited for again by the caller's next
+  /// look: its continuation will run.
   private func pollYields(
     resuming continuation: UnsafeContinuation<Void, Never>, since start: DispatchTime,
     every microseconds: Int
@@ -98,7 +111,7 @@ extension TestExecutor {
     DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(microseconds)) {
       guard self.lookAtQuiet() == .yielding else { return continuation.resume() }
       guard DispatchTime.now() < start + .seconds(1) else {
-        let dropped = self.lock.withLock { self.yieldedTasks.dropYielding() }
+        let dropped = self.lock.withLock { self.yieldedTasks.dropBlocked() }
         for task in dropped { tempo_task_release(task) }
         return continuation.resume()
       }

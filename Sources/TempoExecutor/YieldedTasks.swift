@@ -122,14 +122,19 @@ struct YieldedTasks {
     return (yielding, ended)
   }
 
-  /// Stops watching every task parked in a yield: it has been so for longer than a second, a
-  /// task the runtime does not resume (or one that blocks its thread since). Returns them for
-  /// the caller to release after unlocking.
-  mutating func dropYielding() -> [UnsafeRawPointer] {
+  /// Stops watching the tasks that have resumed from a yield and run on a thread since, with
+  /// no job the executor sees: read so after a second of waiting, a task that blocks its
+  /// thread (a semaphore, a lock), which would hold up every wait for quiet. A task still
+  /// parked in its yield stays watched: its continuation waits for a thread of the platform's
+  /// executor, however busy, and will run. Returns them for the caller to release after
+  /// unlocking.
+  mutating func dropBlocked() -> [UnsafeRawPointer] {
     guard let point = YieldResumePoint.function else { return [] }
     var dropped: [UnsafeRawPointer] = []
     tasks.removeAll { task in
-      guard tempo_task_resume_function(task) == point else { return false }
+      guard tempo_task_resume_function(task) == point, tempo_task_is_runnable(task) else {
+        return false
+      }
       dropped.append(task)
       return true
     }
