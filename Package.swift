@@ -13,6 +13,10 @@ let testExecutorAvailability =
 // executor installs no hook and falls back (`RuntimeHooks.signing`).
 let unverifiedHookSigning =
   "AvailabilityMacro=TempoUnverifiedHookSigning 1.0:macOS 27, iOS 27, tvOS 27, watchOS 27, visionOS 27"
+// The first systems whose runtime hands the system clocks' sleeps to a task executor
+// (`SchedulingExecutor`): where `TestClock.controlSystemSleeps()` can take them.
+let systemSleepsAvailability =
+  "AvailabilityMacro=TempoSystemSleeps 1.0:macOS 26.4, iOS 26.4, tvOS 26.4, watchOS 26.4, visionOS 26.4"
 
 let package = Package(
   name: "Tempo",
@@ -234,6 +238,7 @@ for target in package.targets where target.name != "TempoRuntimeABI" {
     (target.swiftSettings ?? []) + internalChecks + [
       .enableExperimentalFeature(testExecutorAvailability),
       .enableExperimentalFeature(unverifiedHookSigning),
+      .enableExperimentalFeature(systemSleepsAvailability),
       .enableUpcomingFeature("ExistentialAny"),
       .enableUpcomingFeature("InternalImportsByDefault"),
       .enableUpcomingFeature("MemberImportVisibility"),

@@ -58,7 +58,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   // Every stored property is a `let` of a `Sendable` type; the timeline and the wake-ups guard
   // their own state with a lock.
   let timeline: Timeline<Instant, Duration>
-  private let creation: SourceLocation
+  let creation: SourceLocation
   /// The instant the clock started at, from which its wall-clock date counts (a lone clock).
   let origin: Instant
   /// Keeps a shared timeline's pending work alive while this clock is (nil for a lone clock).

@@ -56,13 +56,15 @@ import TempoRuntimeABI
 /// goes away.
 @available(TempoTestExecutor 1.0, *)
 package final class TestExecutor: @unchecked Sendable {
-  // Invariant: `lock` guards `state`, `yieldedTasks` and `bodyHasEnded`. Jobs are run, waiters
+  // Invariant: `lock` guards `state`, `yieldedTasks`, `systemSleeps` and `bodyHasEnded`. Jobs are run, waiters
   // resumed, pumps started and tasks released only after unlocking; `state` lets at most one
   // job run at a time. Each task in `yieldedTasks` holds a retain, let go by whoever removes it.
   let lock = Lock(rank: .testExecutor)
   @exclusivity(unchecked) var state = TestExecutorStateMachine<UnownedJob>()
   /// The test's tasks watched for a yield the executor cannot see (`TestExecutor+Yields.swift`).
   @exclusivity(unchecked) var yieldedTasks = YieldedTasks()
+  /// The system sleeps held for the clock that controls them (`SystemSleeps.swift`).
+  @exclusivity(unchecked) var systemSleeps = SystemSleeps()
   /// Whether the body of the scope that opened the executor has returned (see `bodyEnded()`).
   @exclusivity(unchecked) var bodyHasEnded = false
 
@@ -253,10 +255,15 @@ package final class TestExecutor: @unchecked Sendable {
     let member = task.flatMap { isRunningJob(of: $0.address) ? nil : $0 }
     let retained = member.map { retainToWatch($0.address) } ?? false
     // Refused while open, the job is a driver's.
-    let (accepted, wake, isDriver, isStalled) = lock.withLock {
+    let (accepted, wake, isDriver, isStalled, cancelledSleep) = lock.withLock {
       let (accepted, wake) = state.enqueue(job, task: pointer)
-      return (accepted, wake, !accepted && !state.isClosed, state.isMainQueueStalled)
+      // A sleeper with a system sleep pending is enqueued only when that sleep was cancelled.
+      let cancelledSleep = task.flatMap { systemSleeps.remove($0) }
+      return (
+        accepted, wake, !accepted && !state.isClosed, state.isMainQueueStalled, cancelledSleep
+      )
     }
+    if let cancelledSleep { systemSleepWasCancelled(cancelledSleep) }
     guard accepted else {
       if retained, let member { tempo_task_release(member.address) }
       // Not while the main queue is stalled: the driver goes on elsewhere, to report it.
@@ -342,6 +349,7 @@ package final class TestExecutor: @unchecked Sendable {
   private func hasClosed(_ wake: TestExecutorStateMachine<UnownedJob>.Wake) {
     TestRegistry.close(self)
     stopWatchingYields()
+    endSystemSleeps()
     start(wake)
   }
 }

@@ -65,6 +65,10 @@ const void *tempo_task_resume_function(const void *task) {
   return function;
 }
 
+extern void swift_task_cancel(void *task);
+
+void tempo_task_cancel(const void *task) { swift_task_cancel((void *)task); }
+
 extern void *swift_retain(void *object);
 extern void swift_release(void *object);
 

@@ -1,4 +1,9 @@
-// Times async steps of Tempo's test clock for profiling: ClockSteps <one|many> <n> [repeats]
+// Times async steps of Tempo's test clock for profiling:
+//   ClockSteps <one|many|one-system> <n> [repeats]
+// `one`: one task sleeps n times on the clock, 1 ms each, and one advance moves through them.
+// `one-system`: the same task sleeps with `Task.sleep(for:)`, on the clock after
+// `controlSystemSleeps()` (issue #38: within 1.5× of `one`).
+// `many`: n tasks sleep once each, due 1 ms apart.
 import Foundation
 import TempoClocks
 import TempoTestSupport
@@ -12,10 +17,15 @@ nonisolated func measure() async {
   await withTestExecutor {
     let clock = TestClock()
     let tasks: [Task<Void, any Error>]
-    if mode == "one" {
+    switch mode {
+    case "one":
       tasks = [Task { for _ in 0..<n { try await clock.sleep(for: .milliseconds(1)) } }]
       while clock.pendingWorkCount < 1 { await Task.yield() }
-    } else {
+    case "one-system":
+      await clock.controlSystemSleeps()
+      tasks = [Task { for _ in 0..<n { try await Task.sleep(for: .milliseconds(1)) } }]
+      while clock.pendingWorkCount < 1 { await Task.yield() }
+    default:
       let start = clock.now
       tasks = (0..<n).map { i in
         Task { try await clock.sleep(until: start.advanced(by: .milliseconds(i + 1))) }

@@ -12,6 +12,13 @@ package struct HangReport: Error, Sendable {
     self.location = location
   }
 
+  /// The report with `note` added as a paragraph of its own.
+  package func adding(_ note: String) -> HangReport {
+    var report = HangReport(message: message + "\n" + note, location: location)
+    report.reportInScope = reportInScope
+    return report
+  }
+
   /// Reports the hang where the test is.
   package func deliver() {
     if let reportInScope {

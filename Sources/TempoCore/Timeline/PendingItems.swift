@@ -11,17 +11,22 @@ package struct PendingItem: Sendable, Equatable {
   package var source: String
   /// The interval it repeats at, written as its source writes strides; nil if it runs once.
   package var interval: String?
+  /// What the item is, when its source does not say it all ("a Task.sleep on ContinuousClock").
+  package var what: String?
 
-  package init(due: String, source: String, interval: String? = nil) {
+  package init(due: String, source: String, interval: String? = nil, what: String? = nil) {
     self.due = due
     self.source = source
     self.interval = interval
+    self.what = what
   }
 
   /// "due at 5.0 seconds on TestClock created at FeatureTests.swift:12, repeating every 1.0
-  /// seconds".
+  /// seconds", or "due at 5.0 seconds on TestClock created at FeatureTests.swift:12: a
+  /// Task.sleep on ContinuousClock".
   package var line: String {
     "due at \(due) on \(source)" + (interval.map { ", repeating every \($0)" } ?? "")
+      + (what.map { ": \($0)" } ?? "")
   }
 }
 

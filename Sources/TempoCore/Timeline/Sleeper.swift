@@ -24,6 +24,9 @@ package final class Sleeper: @unchecked Sendable {
   private let lock: Lock
   private let wakeUps: WakeUps?
   private var continuation: UnsafeContinuation<Void, any Error>?
+  /// Called instead of resuming a continuation, for a sleep the runtime suspends itself (a
+  /// system sleep a test clock took; see ``install(ending:)``).
+  private var ending: (@Sendable ((any Error)?) -> Void)?
   private var wakeUp: WakeUp?
   private var isFinished = false
   /// What follows this sleep until it ends (the hang watch; see ``beginWatch(by:)``).
@@ -46,6 +49,19 @@ package final class Sleeper: @unchecked Sendable {
     }
     if cancelled { continuation.resume(throwing: CancellationError()) }
     return !cancelled
+  }
+
+  /// For a sleep whose task the runtime suspends and resumes itself: `ending` is called, once,
+  /// with how the sleep ended (nil: woken), in place of resuming a continuation. Answers false
+  /// (having called it with `CancellationError`) if the sleep was already over.
+  package func install(ending: @escaping @Sendable ((any Error)?) -> Void) -> Bool {
+    let over = lock.withLock {
+      if isFinished { return true }
+      self.ending = ending
+      return false
+    }
+    if over { ending(CancellationError()) }
+    return !over
   }
 
   /// Keeps the timeline handle of the scheduled wake-up, to cancel it when the sleep ends, or
@@ -113,14 +129,16 @@ package final class Sleeper: @unchecked Sendable {
     }
     isFinished = true
     let continuation = self.continuation
+    let ending = self.ending
     let wakeUp = self.wakeUp
     let watcher = self.watcher
     self.watcher = nil
-    (self.continuation, self.wakeUp) = (nil, nil)
+    (self.continuation, self.ending, self.wakeUp) = (nil, nil, nil)
     lock.unlock()
     watcher?.sleepEnded(self)
     wakeUp?.cancel()
     if let error { continuation?.resume(throwing: error) } else { continuation?.resume() }
+    ending?(error)
     return true
   }
 

@@ -3,7 +3,7 @@
 extension Timeline {
   /// A pending action that can be cancelled.
   package final class Handle: TimelineHandle, @unchecked Sendable {
-    // Invariant: `interval` and `timeline` are immutable after init; `start`, `rearmed`,
+    // Invariant: `interval`, `timeline` and `label` are immutable once scheduled; `start`, `rearmed`,
     // `stopDate` and the inherited `action` and `hasStopped` are guarded by the timeline's lock.
     //
     // No field is an optional of `Time` or `Interval`: unspecialized code looks up the metadata
@@ -12,6 +12,9 @@ extension Timeline {
     // lock, so the runtime's exclusivity checks are left out (`@exclusivity(unchecked)`).
     /// The interval between repeats; meaningless when the handle does not repeat.
     let interval: Interval
+    /// What the action is, for listings of pending work, when the time source does not say it
+    /// all (a system sleep a test clock took); set before the handle is scheduled.
+    package internal(set) var label: String?
     private weak var timeline: Timeline?
     /// The date of the first run; the k-th repeat is due at `start + k × interval`.
     @exclusivity(unchecked) var start: Time

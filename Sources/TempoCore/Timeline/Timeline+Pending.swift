@@ -32,7 +32,9 @@ extension Timeline {
     }
     let source = sourceName
     let items = entries.map { entry in
-      PendingItem(due: describe(entry.date), source: source, interval: interval(of: entry.job))
+      PendingItem(
+        due: describe(entry.date), source: source, interval: interval(of: entry.job),
+        what: label(of: entry.job))
     }
     return (items, count, describe(now))
   }
@@ -45,6 +47,12 @@ extension Timeline {
   package var pendingWorkDescription: String {
     let (items, count, now) = pendingItems(first: 20)
     return describePending(of: sourceName, items: items, count: count, now: now)
+  }
+
+  /// What a job is, if it was scheduled with a label (see ``Handle/label``).
+  func label(of job: TimelineJob) -> String? {
+    guard case .handle(let handle) = job else { return nil }
+    return unsafeDowncast(handle, to: Handle.self).label
   }
 
   /// The interval of a repeating job, as a listing writes it; nil for a job that runs once.

@@ -32,6 +32,17 @@ extension Timeline {
     return schedule(after: date, interval: .zero, repeats: false, at: location, action)
   }
 
+  /// Schedules `action` to run once at `date`, listed in pending work as `label` says, until
+  /// the returned handle is cancelled.
+  ///
+  /// - Complexity: O(log n)
+  package func schedule(
+    after date: Time, labeled label: String, at location: SourceLocation,
+    _ action: @escaping Action
+  ) -> Handle {
+    schedule(after: date, interval: .zero, repeats: false, label: label, at: location, action)
+  }
+
   /// Schedules `action` to run at `date` and then every `interval` after that, until the
   /// returned handle is cancelled; an interval that is not positive is reported, and the
   /// action runs once.
@@ -55,11 +66,13 @@ extension Timeline {
     after date: Time,
     interval: Interval,
     repeats: Bool,
+    label: String? = nil,
     at location: SourceLocation,
     _ action: @escaping Action
   ) -> Handle {
     let handle = handleType.init(
       timeline: self, interval: interval, repeats: repeats, start: date, action: action)
+    handle.label = label
     let (problem, released, auto) = lock.withLock {
       () -> (TimelineState<Time, Interval>.DateProblem?, AnyObject?, AutoAdvance?) in
       (state.schedule(handle, after: date, sequence: takeSequence()), updateHold(), self.auto)

@@ -23,7 +23,8 @@ extension Timeline: SharedTimelineMember {
     let source = sourceName
     return entries.map { date, sequence, job in
       let item = PendingItem(
-        due: describeSeconds(date), source: source, interval: interval(of: job))
+        due: describeSeconds(date), source: source, interval: interval(of: job),
+        what: label(of: job))
       return (date, sequence, item)
     }
   }

@@ -89,6 +89,10 @@ bool tempo_task_awaits_task_or_group(const void *task);
 /// suspends again. Compared, never called.
 const void *_Nullable tempo_task_resume_function(const void *task);
 
+/// Cancels `task`, a task kept alive: `swift_task_cancel`, what `Task.cancel()` calls (one
+/// pointer argument, passed alike by the Swift and C conventions).
+void tempo_task_cancel(const void *task);
+
 /// Keeps `task` (an `AsyncTask *`) alive: `swift_retain`.
 void tempo_task_retain(const void *task);
 

@@ -1,0 +1,87 @@
+package import TempoCore
+import TempoExecutor
+@_spi(TempoInternals) import TempoSupport
+
+extension TestClock where Duration == Swift.Duration {
+  /// Puts the sleeps of the system clocks on this clock, for the rest of the test: code that
+  /// never took a clock — `Task.sleep(for:)`, `Task.sleep(nanoseconds:)`,
+  /// `Task.sleep(until:clock:)`, `ContinuousClock().sleep(for:)`, `SuspendingClock().sleep(for:)`
+  /// — then waits for this clock's time, like a sleeper on it, and an advance wakes it at its
+  /// deadline.
+  ///
+  /// ```swift
+  /// @MainActor final class WelcomeModel {
+  ///   var message: String?
+  ///   func onAppear() async {
+  ///     try? await Task.sleep(for: .seconds(5))   // no clock to inject
+  ///     message = "Welcome!"
+  ///   }
+  /// }
+  ///
+  /// @Test(.testExecutor) func welcome() async {
+  ///   let clock = TestClock()
+  ///   await clock.controlSystemSleeps()
+  ///   let model = WelcomeModel()
+  ///   let task = Task { await model.onAppear() }
+  ///   await clock.advance(by: .seconds(4))
+  ///   #expect(model.message == nil)
+  ///   await clock.advance(by: .seconds(1))
+  ///   #expect(model.message == "Welcome!")
+  ///   await task.value
+  /// }
+  /// ```
+  ///
+  /// It covers the sleeps of the test's tasks (those its test executor runs): the task that
+  /// calls it, the tasks the test starts, their child tasks. A sleep's length is its deadline
+  /// less the system clock's time, which moves on while the sleep reaches Tempo, so it is
+  /// rounded up to a whole millisecond: `.seconds(5)` and `.milliseconds(250)` are exact, a
+  /// sleep of 1.5 ms wakes at 2 ms, and a sleep of zero or less, or until a deadline passed,
+  /// ends at once, as it would on the system clock. `ContinuousClock` and `SuspendingClock`
+  /// sleeps both go on this clock, and their tolerance is ignored.
+  ///
+  /// What stays real: sleeps of other tests and of tasks no test executor runs (a
+  /// `Task.detached` started outside the test, another thread); a sleep made inside a default
+  /// actor's method by a task with no executor preference (the runtime leaves the actor on
+  /// the same thread, with no task executor); `ContinuousClock.now`, `SuspendingClock.now`,
+  /// `Date()` and `DispatchQueue.asyncAfter` (use this clock's `now` and `date`, and
+  /// `DispatchQueue.test`). A sleep pending when the test ends is listed with the clock's
+  /// pending work, and cancelled: it throws `CancellationError` rather than waking in a later
+  /// test.
+  ///
+  /// It needs the runtime's scheduling hooks for executors (Swift 6.3 on Linux; on Apple
+  /// platforms, not yet), and a test executor; where either is missing, it says so once, as a
+  /// warning, and sleeps stay real.
+  public func controlSystemSleeps(
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    guard #available(TempoTestExecutor 1.0, *), SystemSleep.areAvailable,
+      let executor = timeline.scope.quiescence(at: location, forAutoAdvance: false)
+        as? TestExecutor
+    else {
+      location.report(
+        """
+        System sleeps stay real here: this build or system does not hand the sleeps of \
+        Task.sleep and the system clocks to Tempo (that needs Swift 6.3 on Linux, and a test \
+        executor; Apple platforms are not supported yet). Inject the clock instead.
+        """,
+        asWarning: true)
+      return
+    }
+    executor.controlSystemSleeps(on: self)
+    // The caller's own jobs from here run on the executor, so that its sleeps reach it too.
+    await executor.rejoin()
+  }
+}
+
+extension TestClock: SystemSleepClock where Duration == Swift.Duration {
+  package func scheduleSystemSleep(
+    after delay: Duration, clock: String, _ wake: @escaping @Sendable () -> Void
+  ) -> TimelineHandle {
+    timeline.schedule(
+      after: now.advanced(by: delay), labeled: "a system sleep (\(clock))", at: creation, wake)
+  }
+}

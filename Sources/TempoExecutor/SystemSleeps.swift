@@ -1,0 +1,244 @@
+import Dispatch
+package import TempoCore
+import TempoRuntimeABI
+@_spi(TempoInternals) package import TempoSupport
+
+/// A clock that takes the sleeps of the system clocks of its test (TempoClocks' `TestClock`,
+/// after `controlSystemSleeps()`).
+package protocol SystemSleepClock: AnyObject, Sendable {
+  /// Where the clock was made, for the hang watch's reports.
+  var creation: SourceLocation { get }
+
+  /// Schedules `wake` to run once `delay` of this clock's time has passed, listed as a system
+  /// sleep of `clock`, and answers its handle. Called with no lock of the executor held.
+  func scheduleSystemSleep(
+    after delay: Duration, clock: String, _ wake: @escaping @Sendable () -> Void
+  ) -> TimelineHandle
+}
+
+/// Where a sleep of the system clocks goes when it reaches a test executor's stand-in (see
+/// `TestExecutorStandIn+Scheduling.swift`): to the test clock that controls its test's system
+/// sleeps, or else to real time, as the platform's executor would have taken it.
+///
+/// The runtime hands over a "wake" job (a task of its own, which resumes the sleeper) with the
+/// sleep's deadline as an instant of `ContinuousClock` or `SuspendingClock`. The sleeper is the
+/// current task. Its length is the deadline less the clock's `now` when the sleeper read it,
+/// which has passed by the time the sleep arrives here (microseconds; more under load), so the
+/// length is recovered by ``length(from:)``.
+///
+/// ```swift
+/// SystemSleep.route(job, at: instant, clock: ContinuousClock())
+/// ```
+@available(TempoTestExecutor 1.0, *)
+package enum SystemSleep {
+  /// Sends `job`, the wake job of a sleep until `instant` of `clock`, where it belongs.
+  static func route<C: Clock>(_ job: UnownedJob, at instant: C.Instant, clock: C) {
+    let known = systemDelay(until: instant)
+    if let (delay, name) = known,
+      let executor = RunningJob.executor ?? TestRegistry.executorThatMetCurrentTask(),
+      executor.takeSystemSleep(job, after: length(from: delay), clock: name)
+    {
+      return
+    }
+    // Real time. A clock whose durations are `Duration` has its delay; any other (only code
+    // that calls the executor's scheduling API itself can send one) is run at once.
+    let delay = known?.delay ?? (clock.now.duration(to: instant) as? Duration) ?? .zero
+    runInRealTime(job, after: delay)
+  }
+
+  /// The delay until `instant` of a system clock, with the clock's name; nil for another
+  /// clock.
+  private static func systemDelay<Instant: InstantProtocol>(
+    until instant: Instant
+  ) -> (delay: Duration, name: String)? {
+    if let instant = instant as? ContinuousClock.Instant {
+      return (ContinuousClock.now.duration(to: instant), "ContinuousClock")
+    }
+    if let instant = instant as? SuspendingClock.Instant {
+      return (SuspendingClock.now.duration(to: instant), "SuspendingClock")
+    }
+    return nil
+  }
+
+  /// The length of a sleep whose deadline was `delay` away when it arrived: `delay` rounded up
+  /// to a whole millisecond; zero for a deadline reached.
+  ///
+  /// A sleep of whole milliseconds (`.seconds(5)`, `.milliseconds(250)`) is found exactly, as
+  /// long as it took less than a millisecond from the sleeper's reading of `now` to here; a
+  /// sleep with a part below a millisecond wakes at the next whole one.
+  package static func length(from delay: Duration) -> Duration {
+    guard delay > .zero else { return .zero }
+    let (seconds, attoseconds) = delay.components
+    let attosecondsPerMillisecond: Int64 = 1_000_000_000_000_000
+    var milliseconds = attoseconds / attosecondsPerMillisecond
+    if attoseconds % attosecondsPerMillisecond != 0 { milliseconds += 1 }
+    return .seconds(seconds) + .milliseconds(milliseconds)
+  }
+
+  /// Runs `job` after `delay` of real time, on a system thread and with no task executor (a
+  /// wake job run so resumes its sleeper in place, which comes back through its own executor).
+  /// A delay beyond a year waits a year: the process will not live that long.
+  static func runInRealTime(_ job: UnownedJob, after delay: Duration) {
+    let year = Duration.seconds(31_536_000)
+    let wait = min(max(delay, .zero), year)
+    let (seconds, attoseconds) = wait.components
+    let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+    DispatchQueue.global(qos: DispatchQoS.QoSClass(job.priority))
+      .asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+        job.runSynchronously(on: TaskLineage.genericExecutor)
+      }
+  }
+}
+
+/// The system sleeps a test executor holds for the clock that controls them, and the hangs of
+/// such sleeps the hang watch ended, to report when the test ends.
+///
+/// ```swift
+/// var sleeps = SystemSleeps()
+/// sleeps.clock = clock
+/// sleeps.add(pending, for: sleeper)
+/// let resumed = sleeps.remove(sleeper)   // woken, or cancelled
+/// ```
+struct SystemSleeps {
+  /// A sleep waiting for its clock.
+  struct Pending {
+    /// The wake job: run, it resumes the sleeper (or, once the sleep was cancelled, only frees
+    /// what the sleep kept).
+    let wake: UnownedJob
+    /// The sleeping task, retained, so that the executor can cancel it.
+    let sleeper: UnsafeRawPointer
+    /// The clock, kept while the sleep is pending on it (a sleeper on a test clock keeps its
+    /// clock too): its pending work is listed if the test ends first.
+    let clock: any SystemSleepClock
+    /// The sleep as the clock and the hang watch follow it: ending it cancels the wake-up.
+    let sleep: Sleeper
+  }
+
+  /// The clock that controls the test's system sleeps, if any (weak: the test owns it).
+  weak var clock: (any SystemSleepClock)?
+  /// The sleeps pending, by sleeper: a task sleeps once at a time.
+  private(set) var pending: [TaskRef: Pending] = [:]
+  /// The hangs of system sleeps that the hang watch ended, reported when the executor closes
+  /// (from the test's own task, where the report counts).
+  var hangs: [HangReport] = []
+
+  mutating func add(_ sleep: Pending, for sleeper: TaskRef) { pending[sleeper] = sleep }
+
+  /// Takes `sleeper`'s pending sleep, if it has one.
+  mutating func remove(_ sleeper: TaskRef) -> Pending? {
+    pending.isEmpty ? nil : pending.removeValue(forKey: sleeper)
+  }
+
+  /// Takes every pending sleep.
+  mutating func removeAll() -> [Pending] {
+    defer { pending = [:] }
+    return Array(pending.values)
+  }
+}
+
+@available(TempoTestExecutor 1.0, *)
+extension TestExecutor {
+  /// From now on, the system sleeps of this test's tasks wait for `clock`.
+  package func controlSystemSleeps(on clock: any SystemSleepClock) {
+    lock.withLock { systemSleeps.clock = clock }
+  }
+
+  /// Takes `job`, the wake job of a system sleep of the current task, for the clock that
+  /// controls this test's system sleeps, to run once `length` of its time has passed; false
+  /// if no clock does (or the executor has closed).
+  func takeSystemSleep(_ job: UnownedJob, after length: Duration, clock name: String) -> Bool {
+    guard let current = Self.currentTaskPointer else { return false }
+    let sleeper = TaskRef(current)
+    let clock = lock.withLock { state.isClosed ? nil : systemSleeps.clock }
+    guard let clock else { return false }
+    let isCancelled = withUnsafeCurrentTask { $0?.isCancelled ?? false }
+    guard length > .zero, !isCancelled else {
+      // Due now (or cancelled already: the sleep ends either way), as the platform's
+      // executor would run it: the test's work from here.
+      if !accept(job) { TaskLineage.runOnSystemThread(job) }
+      return true
+    }
+    let sleep = Sleeper()
+    _ = sleep.install { error in
+      guard let ended = error as? EndedBlockedOnTime else { return }
+      self.systemSleepWasBlocked(sleeper, report: ended.report)
+    }
+    tempo_task_retain(current)
+    let added = lock.withLock {
+      guard !state.isClosed else { return false }
+      systemSleeps.add(
+        .init(wake: job, sleeper: current, clock: clock, sleep: sleep), for: sleeper)
+      return true
+    }
+    guard added else {
+      tempo_task_release(current)
+      return false
+    }
+    TestSleeps.willWait()
+    let handle = clock.scheduleSystemSleep(after: length, clock: name) {
+      self.systemSleepIsDue(sleeper)
+    }
+    // Ended meanwhile (cancelled, or the executor closed), the wake-up is cancelled at once.
+    sleep.hold(handle)
+    TestSleeps.watchForHangs(sleep, handle: handle, clock: clock.creation)
+    return true
+  }
+
+  /// The clock reached the deadline of `sleeper`'s sleep: its wake job is this test's work.
+  private func systemSleepIsDue(_ sleeper: TaskRef) {
+    guard let pending = lock.withLock({ systemSleeps.remove(sleeper) }) else { return }
+    pending.sleep.resume()
+    if !accept(pending.wake) { TaskLineage.runOnSystemThread(pending.wake) }
+    tempo_task_release(pending.sleeper)
+  }
+
+  /// A job of a sleeper arrived while its system sleep was pending: the sleep was cancelled,
+  /// and the runtime resumed the sleeper without its wake job. The wake-up is cancelled and
+  /// the wake job run (it only frees what the sleep kept). Called after unlocking.
+  func systemSleepWasCancelled(_ pending: SystemSleeps.Pending) {
+    pending.sleep.cancel()
+    end(pending, cancellingItsTask: false)
+  }
+
+  /// The hang watch ended `sleeper`'s system sleep, which held the test up for good: the
+  /// sleep returns early (throwing into it would mean cancelling its whole task, and the
+  /// test's own task is the test framework's), and `report` is kept for the end of the test.
+  private func systemSleepWasBlocked(_ sleeper: TaskRef, report: HangReport?) {
+    let note = """
+      (A system sleep — Task.sleep, or a sleep of ContinuousClock or SuspendingClock — \
+      cannot throw CancellationError without its whole task being cancelled: it returned \
+      early instead.)
+      """
+    let pending = lock.withLock {
+      if let report { systemSleeps.hangs.append(report.adding(note)) }
+      return systemSleeps.remove(sleeper)
+    }
+    guard let pending else { return }
+    if !accept(pending.wake) { TaskLineage.runOnSystemThread(pending.wake) }
+    tempo_task_release(pending.sleeper)
+  }
+
+  /// The executor has closed: each system sleep still pending (listed with the clock's
+  /// pending work) is cancelled, so that its sleeper throws `CancellationError` rather than
+  /// waking into a later test. Then the hangs of system sleeps are reported: the executor
+  /// closes as its test ends, on the test's own task.
+  func endSystemSleeps() {
+    let (pending, hangs) = lock.withLock { () -> ([SystemSleeps.Pending], [HangReport]) in
+      defer { systemSleeps.hangs = [] }
+      return (systemSleeps.removeAll(), systemSleeps.hangs)
+    }
+    for sleep in pending {
+      sleep.sleep.cancel()
+      end(sleep, cancellingItsTask: true)
+    }
+    for hang in hangs { hang.deliver() }
+  }
+
+  /// Lets go of a sleep that ended without its wake-up: cancels its task if asked (the sleep
+  /// then throws), then runs the wake job, which only frees what the sleep kept.
+  private func end(_ pending: SystemSleeps.Pending, cancellingItsTask: Bool) {
+    if cancellingItsTask { tempo_task_cancel(pending.sleeper) }
+    TaskLineage.runOnSystemThread(pending.wake)
+    tempo_task_release(pending.sleeper)
+  }
+}

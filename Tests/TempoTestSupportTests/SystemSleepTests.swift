@@ -1,0 +1,285 @@
+import Foundation
+import TempoClocks
+@_spi(TempoInternals) import TempoExecutor
+import TempoTestHelpers
+import TempoTestSupport
+import Testing
+import XCTest
+
+// Code that never took a clock: `Task.sleep` and the system clocks' sleeps, put on a test clock
+// by `controlSystemSleeps()`. (Linux with Swift 6.3: the runtime hands these sleeps to the test
+// executor; elsewhere the call warns, and the suite does not run.)
+
+/// A model that waits with `Task.sleep` directly.
+@MainActor private final class WelcomeModel {
+  var message: String?
+  func onAppear() async {
+    do { try await Task.sleep(for: .seconds(5)) } catch { return }
+    message = "Welcome!"
+  }
+}
+
+/// Times read from `clock` as each attempt of a retry loop starts, sleeping 1 s, 2 s, 4 s with
+/// `Task.sleep(nanoseconds:)` between.
+private func retryTimes(on clock: TestClock<Duration>) async -> [Duration] {
+  var times: [Duration] = []
+  var backoff: UInt64 = 1_000_000_000
+  for _ in 0..<4 {
+    times.append(clock.now.offset)
+    do { try await Task.sleep(nanoseconds: backoff) } catch { break }
+    backoff *= 2
+  }
+  return times
+}
+
+private actor Counter {
+  var value = 0
+  func increment() { value += 1 }
+}
+
+/// Whether this build and system hand system sleeps to test executors.
+private var systemSleepsAreAvailable: Bool {
+  guard #available(macOS 15.4, iOS 18.4, tvOS 18.4, watchOS 11.4, visionOS 2.4, *) else {
+    return false
+  }
+  return SystemSleep.areAvailable
+}
+
+@Suite(.enabled(if: systemSleepsAreAvailable)) struct SystemSleepTests {
+  @Test(.testExecutor) func aMainActorModelWakesAtItsDeadline() async {
+    let clock = TestClock()
+    await clock.controlSystemSleeps()
+    let model = WelcomeModel()
+    let task = Task { await model.onAppear() }
+    await clock.advance(by: .seconds(4))
+    #expect(await model.message == nil)
+    await clock.advance(by: .seconds(1))
+    #expect(await model.message == "Welcome!")
+    await task.value
+  }
+
+  @Test func aRetryLoopSleepsExactlyInAScope() async {
+    let times = await withTestExecutor {
+      let clock = TestClock()
+      await clock.controlSystemSleeps()
+      clock.automaticallyAdvances = true
+      return await retryTimes(on: clock)
+    }
+    #expect(times == [.zero, .seconds(1), .seconds(3), .seconds(7)])
+  }
+
+  @Test func withoutAScopeTheTestsOwnSleepsAreVirtual() async throws {
+    let clock = TestClock()
+    await clock.controlSystemSleeps()
+    clock.automaticallyAdvances = true
+    try await Task.sleep(for: .seconds(90))
+    try await ContinuousClock().sleep(for: .milliseconds(250))
+    try await SuspendingClock().sleep(for: .seconds(1))
+    try await Task.sleep(until: .now + .seconds(2), clock: .continuous)
+    #expect(clock.now.offset == .milliseconds(93_250))
+  }
+
+  @Test(.testExecutor) func sleepsWakeInDeadlineOrderWithTheClocksOwnSleepers() async {
+    let clock = TestClock()
+    await clock.controlSystemSleeps()
+    let order = Log<String>()
+    let tasks = [
+      Task {
+        try? await Task.sleep(for: .seconds(2))
+        order.append("system 2 s")
+      },
+      Task {
+        try? await clock.sleep(for: .seconds(1))
+        order.append("clock 1 s")
+      },
+      Task {
+        try? await SuspendingClock().sleep(for: .seconds(3))
+        order.append("suspending 3 s")
+      },
+    ]
+    await clock.advance(by: .seconds(3))
+    for task in tasks { await task.value }
+    #expect(order.values == ["clock 1 s", "system 2 s", "suspending 3 s"])
+  }
+
+  @Test(.testExecutor) func aTimeoutRaceIsDecidedByTheClock() async {
+    let clock = TestClock()
+    await clock.controlSystemSleeps()
+    clock.automaticallyAdvances = true
+    let winner = await withTaskGroup(of: String.self) { group in
+      group.addTask {
+        try? await Task.sleep(for: .seconds(2))
+        return "timeout"
+      }
+      group.addTask {
+        try? await clock.sleep(for: .seconds(1))
+        return "work"
+      }
+      let first = await group.next()!
+      group.cancelAll()
+      return first
+    }
+    #expect(winner == "work")
+    #expect(clock.now.offset == .seconds(1))
+  }
+
+  @Test(.testExecutor) func taskGroupChildrenAndActorsSleepOnTheClock() async {
+    let clock = TestClock()
+    await clock.controlSystemSleeps()
+    let counter = Counter()
+    await withDiscardingTaskGroup { group in
+      for seconds in 1...3 {
+        group.addTask {
+          try? await Task.sleep(for: .seconds(seconds))
+          await counter.increment()
+        }
+      }
+      await clock.advance(by: .seconds(2))
+      #expect(await counter.value == 2)
+      await clock.advance(by: .seconds(1))
+    }
+    #expect(await counter.value == 3)
+  }
+
+  @Test(.testExecutor) func aCancelledSleepThrowsAtOnceAndLeavesNothingPending() async {
+    let clock = TestClock()
+    await clock.controlSystemSleeps()
+    let task = Task { () -> Bool in
+      do {
+        try await Task.sleep(for: .seconds(60))
+        return false
+      } catch {
+        return error is CancellationError
+      }
+    }
+    await clock.advance()
+    #expect(clock.pendingWorkCount == 1)
+    task.cancel()
+    #expect(await task.value)
+    await clock.advance()
+    #expect(clock.pendingWorkCount == 0)
+    #expect(clock.now.offset == .zero)
+  }
+
+  @Test(.testExecutor) func reachedDeadlinesEndAtOnce() async throws {
+    let clock = TestClock()
+    await clock.controlSystemSleeps()
+    try await Task.sleep(for: .zero)
+    try await Task.sleep(for: .seconds(-5))
+    try await Task.sleep(nanoseconds: 0)
+    try await Task.sleep(until: .now - .seconds(1), clock: .continuous)
+    #expect(clock.now.offset == .zero)
+    #expect(clock.pendingWorkCount == 0)
+  }
+
+  @Test(.testExecutor) func theLongestSleepIsPendingAndCancellable() async {
+    let clock = TestClock()
+    await clock.controlSystemSleeps()
+    let task = Task { try? await Task.sleep(for: .seconds(Int64.max)) }
+    await clock.advance()
+    #expect(clock.pendingWorkCount == 1)
+    task.cancel()
+    await task.value
+    await clock.advance(by: .seconds(1))
+    #expect(clock.pendingWorkCount == 0)
+  }
+
+  @Test func aSleepLeftPendingIsReportedAndCancelledWhenTheTestEnds() async {
+    var sleeper: Task<Bool, Never>?
+    await expectIssues("- due at 30.0 seconds on TestClock: a system sleep (ContinuousClock)") {
+      await withTestExecutor(leftoverWork: .fail) {
+        let clock = TestClock()
+        await clock.controlSystemSleeps()
+        sleeper = Task {
+          do {
+            try await Task.sleep(for: .seconds(30))
+            return false
+          } catch {
+            return error is CancellationError
+          }
+        }
+        await clock.advance(by: .seconds(1))
+      }
+    }
+    #expect(await sleeper?.value == true)
+  }
+
+  /// A test that does not call `controlSystemSleeps()` sleeps in real time; its sleep is not
+  /// the clock's (cancelled here, so that nothing waits for it).
+  @Test(.testExecutor) func withoutControlSleepsStayReal() async {
+    let clock = TestClock()
+    let task = Task { () -> Bool in
+      do {
+        try await Task.sleep(for: .seconds(3_600))
+        return false
+      } catch {
+        return true
+      }
+    }
+    await clock.advance(by: .seconds(3_600))
+    #expect(clock.pendingWorkCount == 0)
+    task.cancel()
+    #expect(await task.value)
+  }
+
+  /// A test that awaits a system sleep nobody advances is reported and let go, as for a sleep
+  /// on the clock itself, except that the sleep returns early; the report is made as the
+  /// test's executor closes, from the test.
+  @Test func aSystemSleepNobodyAdvancesIsReportedAndEnded() async {
+    var returned = false
+    let started = ContinuousClock.now
+    let issues = await countingIssues {
+      await withTestExecutor {
+        let clock = TestClock()
+        await clock.controlSystemSleeps()
+        returned = (try? await Task.sleep(for: .seconds(5))) != nil
+        #expect(clock.now.offset == .zero)  // ended, not advanced
+      }
+    }
+    #expect(ContinuousClock.now - started < .seconds(90))
+    #expect(returned)
+    #expect(issues.count == 1)
+    let report = issues.first ?? ""
+    #expect(report.contains("The test is blocked on time"))
+    #expect(report.contains("- due at 5.0 seconds on TestClock"))
+    #expect(report.contains("it returned early instead"))
+  }
+
+  @Test func lengthsRoundUpToWholeMilliseconds() {
+    #expect(SystemSleep.length(from: .seconds(5) - .microseconds(13)) == .seconds(5))
+    #expect(SystemSleep.length(from: .milliseconds(250) - .nanoseconds(1)) == .milliseconds(250))
+    #expect(SystemSleep.length(from: .microseconds(1_500)) == .milliseconds(2))
+    #expect(SystemSleep.length(from: .nanoseconds(1)) == .milliseconds(1))
+    #expect(SystemSleep.length(from: .zero) == .zero)
+    #expect(SystemSleep.length(from: .seconds(-3)) == .zero)
+    #expect(SystemSleep.length(from: .seconds(Int64.max)) == .seconds(Int64.max))
+  }
+}
+
+/// The same in an XCTest test with no scope: the clock made in the test method opens the test's
+/// executor, and `controlSystemSleeps()` moves the test's task onto it.
+final class SystemSleepXCTests: XCTestCase {
+  func testAModelCallingTaskSleepWakesAtItsDeadline() async throws {
+    guard systemSleepsAreAvailable else { throw XCTSkip("system sleeps need Swift 6.3 on Linux") }
+    let clock = TestClock()
+    await clock.controlSystemSleeps()
+    let model = WelcomeModel()
+    let task = Task { await model.onAppear() }
+    await clock.advance(by: .seconds(4))
+    let before = await model.message
+    XCTAssertNil(before)
+    await clock.advance(by: .seconds(1))
+    let after = await model.message
+    XCTAssertEqual(after, "Welcome!")
+    await task.value
+  }
+
+  func testARetryLoopWithTaskSleepNanosecondsRunsOnAutoAdvance() async throws {
+    guard systemSleepsAreAvailable else { throw XCTSkip("system sleeps need Swift 6.3 on Linux") }
+    let clock = TestClock()
+    await clock.controlSystemSleeps()
+    clock.automaticallyAdvances = true
+    let times = await retryTimes(on: clock)
+    XCTAssertEqual(times, [.zero, .seconds(1), .seconds(3), .seconds(7)])
+  }
+}
