@@ -40,9 +40,10 @@ extension TestClock where Duration == Swift.Duration {
   /// sleeps both go on this clock, and their tolerance is ignored.
   ///
   /// What stays real: sleeps of other tests and of tasks no test executor runs (a
-  /// `Task.detached` started outside the test, another thread); a sleep made inside a default
-  /// actor's method by a task with no executor preference (the runtime leaves the actor on
-  /// the same thread, with no task executor); `ContinuousClock.now`, `SuspendingClock.now`,
+  /// `Task.detached` started outside the test, another thread); a sleep inside a default
+  /// actor's method, or right after a call into one, before the task next suspends (the
+  /// runtime runs it there with no task executor; the next advance reports such a sleep);
+  /// `ContinuousClock.now`, `SuspendingClock.now`,
   /// `Date()` and `DispatchQueue.asyncAfter` (use this clock's `now` and `date`, and
   /// `DispatchQueue.test`). A sleep pending when the test ends is listed with the clock's
   /// pending work, and cancelled: it throws `CancellationError` rather than waking in a later

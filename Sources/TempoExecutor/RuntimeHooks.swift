@@ -148,6 +148,7 @@ enum RuntimeHooks {
   static func prepare() {
     _ = mainQueueKey
     _ = YieldResumePoint.function
+    _ = SystemSleep.resumePoints
   }
 
   /// Does what ``TestRegistryState`` answered the hooks need. Called under ``TestRegistry``'s

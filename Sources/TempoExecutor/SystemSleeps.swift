@@ -75,6 +75,15 @@ package enum SystemSleep {
     return .seconds(seconds) + .milliseconds(milliseconds)
   }
 
+  /// Where a task suspended in one of the system sleeps resumes, learned once per process by
+  /// a probe task sleeping on a task executor that holds its sleep (empty where system sleeps
+  /// are not available). A task of a test found resuming at one of them, with no sleep of its
+  /// own on the test's clock, sleeps in real time.
+  static var resumePoints: [UnsafeRawPointer] { learnedResumePoints.value }
+
+  // Invariant: addresses of code in the runtime, never written after they are learned.
+  private static let learnedResumePoints = UncheckedSendable(learnResumePoints())
+
   /// Runs `job` after `delay` of real time, on a system thread and with no task executor (a
   /// wake job run so resumes its sleeper in place, which comes back through its own executor).
   /// A delay beyond a year waits a year: the process will not live that long.
@@ -122,7 +131,34 @@ struct SystemSleeps {
   /// (from the test's own task, where the report counts).
   var hangs: [HangReport] = []
 
+  /// The tasks found in a system sleep that went to real time, reported once each.
+  private var reportedReal: Set<TaskRef> = []
+
   mutating func add(_ sleep: Pending, for sleeper: TaskRef) { pending[sleeper] = sleep }
+
+  /// Whether `sleeper`, found suspended in a system sleep, sleeps in real time: its sleep is
+  /// not one the clock holds, and it has not been reported.
+  func isReal(_ sleeper: TaskRef) -> Bool {
+    pending[sleeper] == nil && !reportedReal.contains(sleeper)
+  }
+
+  /// Remembers `sleepers` as reported; true if there were any.
+  mutating func noteReported(_ sleepers: [TaskRef]) -> Bool {
+    reportedReal.formUnion(sleepers)
+    return !sleepers.isEmpty
+  }
+
+  /// What a test that controls its system sleeps is told when one of them went to real time.
+  static var realSleepMessage: String {
+    """
+    A task of this test sleeps in real time although its clock controls the test's system \
+    sleeps (controlSystemSleeps()): its Task.sleep (or sleep of ContinuousClock or \
+    SuspendingClock) did not reach Tempo. The usual cause: the task had just returned from an \
+    actor's method, and the runtime runs it on from there with no task executor, so the sleep \
+    goes to the system's timers. Advancing the clock will not wake it. Sleep before the call \
+    into the actor, or give the code a clock to sleep on and pass it this test clock.
+    """
+  }
 
   /// Takes `sleeper`'s pending sleep, if it has one.
   mutating func remove(_ sleeper: TaskRef) -> Pending? {

@@ -62,7 +62,9 @@ extension TestExecutor {
       // Work may have arrived since the answer (a task back from a yield no hook saw), or a
       // task of the test may be parked in such a yield, still its work: then look again.
       let lookedAt = DispatchTime.now().uptimeNanoseconds
-      switch await lookAfterQuiet(waitsForYields: yieldWaitNanoseconds < 5_000_000_000) {
+      switch await lookAfterQuiet(
+        waitsForYields: yieldWaitNanoseconds < 5_000_000_000, at: location)
+      {
       case .settled: break
       case .busy: continue
       case .waitedForYield:

@@ -54,8 +54,14 @@ extension TestExecutor {
   /// back (or a second at most: then the executor stops watching a task that runs on a thread
   /// with no job it sees, which blocks that thread). Unless `waitsForYields`, a parked task is
   /// not waited for: a caller that has waited five seconds goes on.
-  func lookAfterQuiet(waitsForYields: Bool) async -> AfterQuiet {
-    switch lookAtQuiet() {
+  ///
+  /// It also looks for a task of a test that controls its system sleeps suspended in a system
+  /// sleep the clock did not get, and reports it at `location` (see
+  /// ``SystemSleeps/realSleepMessage``).
+  func lookAfterQuiet(waitsForYields: Bool, at location: SourceLocation) async -> AfterQuiet {
+    let (look, foundRealSleep) = lookAtQuiet(findingRealSleeps: true)
+    if foundRealSleep { location.report(SystemSleeps.realSleepMessage) }
+    switch look {
     case .quiet: return .settled
     case .busy: return .busy
     case .yielding:
@@ -89,15 +95,24 @@ extension TestExecutor {
   }
 
   /// Reads, in one step, whether the test's work is quiet and whether a task watched is
-  /// parked in a yield. Lets go of the tasks that have ended.
-  private func lookAtQuiet() -> QuietLook {
-    let (look, ended) = lock.withLock { () -> (QuietLook, [UnsafeRawPointer]) in
-      guard state.isQuiet else { return (.busy, []) }
-      let (yielding, ended) = yieldedTasks.look(skipping: { state.isDriver($0) })
-      return (yielding ? .yielding : .quiet, ended)
+  /// parked in a yield. Lets go of the tasks that have ended. With `findingRealSleeps`, in a
+  /// test that controls its system sleeps, also answers whether a task of it is suspended in a
+  /// system sleep that did not reach the test's clock (reported once per task).
+  private func lookAtQuiet(
+    findingRealSleeps: Bool = false
+  ) -> (look: QuietLook, foundRealSleep: Bool) {
+    let sleepPoints = findingRealSleeps ? SystemSleep.resumePoints : []
+    let (look, foundRealSleep, ended) = lock.withLock {
+      () -> (QuietLook, Bool, [UnsafeRawPointer]) in
+      guard state.isQuiet else { return (.busy, false, []) }
+      let controlsSleeps = systemSleeps.clock != nil
+      let (yielding, sleeping, ended) = yieldedTasks.look(
+        skipping: { state.isDriver($0) }, sleepPoints: controlsSleeps ? sleepPoints : [])
+      let real = sleeping.map(TaskRef.init).filter { systemSleeps.isReal($0) }
+      return (yielding ? .yielding : .quiet, systemSleeps.noteReported(real), ended)
     }
     for task in ended { tempo_task_release(task) }
-    return look
+    return (look, foundRealSleep)
   }
 
   /// Looks again `microseconds` from now, then at doubling intervals up to a millisecond, and
@@ -109,7 +124,7 @@ extension TestExecutor {
     every microseconds: Int
   ) {
     DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(microseconds)) {
-      guard self.lookAtQuiet() == .yielding else { return continuation.resume() }
+      guard self.lookAtQuiet().look == .yielding else { return continuation.resume() }
       guard DispatchTime.now() < start + .seconds(1) else {
         let dropped = self.lock.withLock { self.yieldedTasks.dropBlocked() }
         for task in dropped { tempo_task_release(task) }

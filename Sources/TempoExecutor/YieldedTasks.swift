@@ -99,27 +99,33 @@ struct YieldedTasks {
 
   /// Reads each task: whether one is parked in a yield (or resumed from it and not suspended
   /// since), other than those `skipping` says (the tasks waiting for quiet, which are not the
-  /// test's work while they wait). Removes the tasks that have ended, which the caller
-  /// releases after unlocking.
+  /// test's work while they wait); and, if `sleepPoints` are given, which are suspended in a
+  /// system sleep (where ``SystemSleep/resumePoints`` says). Removes the tasks that have ended,
+  /// which the caller releases after unlocking.
   ///
   /// - Complexity: O(*n*), where *n* is the number of tasks watched.
   mutating func look(
-    skipping: (UnsafeRawPointer) -> Bool
-  ) -> (yielding: Bool, ended: [UnsafeRawPointer]) {
-    guard let point = YieldResumePoint.function else { return (false, []) }
+    skipping: (UnsafeRawPointer) -> Bool, sleepPoints: [UnsafeRawPointer] = []
+  ) -> (yielding: Bool, sleeping: [UnsafeRawPointer], ended: [UnsafeRawPointer]) {
+    guard let point = YieldResumePoint.function else { return (false, [], []) }
     var yielding = false
+    var sleeping: [UnsafeRawPointer] = []
     var ended: [UnsafeRawPointer] = []
     tasks.removeAll { task in
       if tempo_task_is_complete(task) {
         ended.append(task)
         return true
       }
-      if !yielding, tempo_task_resume_function(task) == point, !skipping(task) {
+      let resumesAt = tempo_task_resume_function(task)
+      if !yielding, resumesAt == point, !skipping(task) {
         yielding = true
+      }
+      if let resumesAt, sleepPoints.contains(resumesAt), !tempo_task_is_runnable(task) {
+        sleeping.append(task)
       }
       return false
     }
-    return (yielding, ended)
+    return (yielding, sleeping, ended)
   }
 
   /// Stops watching the tasks that have resumed from a yield and run on a thread since, with

@@ -245,6 +245,27 @@ private var systemSleepsAreAvailable: Bool {
     #expect(report.contains("it returned early instead"))
   }
 
+  /// A task that has just returned from an actor's method runs on with no task executor, so
+  /// its sleep goes to the system's timers: the test is told, instead of waiting in vain.
+  @Test func aSleepAfterAnActorCallIsReportedAsReal() async {
+    let counter = Counter()
+    var task: Task<Void, Never>?
+    await expectIssues("sleeps in real time although its clock controls") {
+      await withTestExecutor(leftoverWork: .ignore) {
+        let clock = TestClock()
+        await clock.controlSystemSleeps()
+        task = Task {
+          await counter.increment()
+          try? await Task.sleep(for: .seconds(3_600))
+        }
+        await clock.advance(by: .seconds(1))
+        await clock.advance(by: .seconds(1))  // reported once
+      }
+    }
+    task?.cancel()
+    await task?.value
+  }
+
   @Test func lengthsRoundUpToWholeMilliseconds() {
     #expect(SystemSleep.length(from: .seconds(5) - .microseconds(13)) == .seconds(5))
     #expect(SystemSleep.length(from: .milliseconds(250) - .nanoseconds(1)) == .milliseconds(250))

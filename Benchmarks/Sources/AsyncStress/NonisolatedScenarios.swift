@@ -186,8 +186,8 @@ func runNonisolatedScenarios(_ options: Options, _ watchdog: Watchdog) async {
       return results
     }
   }
-  for scenario in NonisolatedScenario.all where options.only == nil || scenario.name == options.only
-  {
+  let scenarios = options.systemSleeps ? NonisolatedScenario.systemSleeps : NonisolatedScenario.all
+  for scenario in scenarios where options.only == nil || scenario.name == options.only {
     var tally = Tally()
     let start = Date()
     var repetition = 0

@@ -4,7 +4,7 @@
 //
 //   swift run -c release AsyncStress [--repetitions 10000] [--peer-repetitions N] [--load]
 //     [--only NAME] [--tempo-only] [--no-wrapper] [--clock-outside-task] [--parallel N]
-//     [--auto-advance] [--off-main-actor] [--nonisolated]
+//     [--auto-advance] [--off-main-actor] [--nonisolated] [--system-sleeps]
 //
 // --no-wrapper runs Tempo without `withTestExecutor`: the clock, created in the run's task,
 // opens its executor itself. --clock-outside-task makes Tempo's clock on a plain thread outside
@@ -17,7 +17,9 @@
 // --nonisolated runs, instead of the shared scenarios, the few of NonisolatedScenarios.swift, whose
 // test and tasks are all nonisolated: Tempo only, each in a nonisolated task a plain thread
 // starts, on a clock made outside any task (--clock-outside-task) or in that task, in a
-// withTestExecutor scope unless --no-wrapper (--only names one of them).
+// withTestExecutor scope unless --no-wrapper (--only names one of them). With --system-sleeps,
+// their forms whose code under test sleeps through `Task.sleep` and the system clocks, on the
+// scenario's clock after `controlSystemSleeps()` (SystemSleepScenarios.swift).
 // --parallel N runs N copies of each run at once, as a test runner runs tests in parallel (each
 // copy counts as a run).
 //
@@ -50,6 +52,7 @@ struct Options {
   var autoAdvance = false
   var offMainActor = false
   var nonisolated = false
+  var systemSleeps = false
 
   init(_ arguments: [String]) {
     var arguments = arguments[...]
@@ -66,6 +69,7 @@ struct Options {
       case "--auto-advance": autoAdvance = true
       case "--off-main-actor": offMainActor = true
       case "--nonisolated": nonisolated = true
+      case "--system-sleeps": systemSleeps = true
       default: fatalError("unknown argument \(argument)")
       }
     }
