@@ -1,3 +1,4 @@
+import Dispatch
 @_spi(TempoInternals) import TempoSupport
 
 /// Which test executor's job the current thread is running, and whose task that job is, kept in
@@ -8,6 +9,8 @@ enum RunningJob {
     var executor: Unmanaged<TestExecutor>?
     var task: UnsafeRawPointer?
     var isAction = false
+    /// When the job of `task` began (nanoseconds of uptime), for a task's job; else zero.
+    var startedAt: UInt64 = 0
   }
 
   /// The thread's slot, made at its first job and freed when the thread ends.
@@ -38,16 +41,37 @@ enum RunningJob {
     return (slot.executor?.takeUnretainedValue(), slot.task, slot.isAction)
   }
 
+  /// When the job of `task` that the thread runs began (nanoseconds of uptime), if it runs one.
+  static func startOfJob(of task: UnsafeRawPointer) -> UInt64? {
+    guard let slot = key.value?.assumingMemoryBound(to: Slot.self).pointee,
+      slot.task == task, slot.startedAt != 0
+    else { return nil }
+    return slot.startedAt
+  }
+
+  /// How long ago the job of `task` that the thread runs began, if it runs one (the window in
+  /// which that task read anything it read in this job: a system sleep's `now`, say).
+  static func timeInJob(of task: UnsafeRawPointer) -> Duration? {
+    guard let slot = key.value?.assumingMemoryBound(to: Slot.self).pointee,
+      slot.task == task, slot.startedAt != 0
+    else { return nil }
+    return .nanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - slot.startedAt))
+  }
+
   /// Runs `body` marked as running a job of `executor` (of `task`, if the job is a task's), or
   /// an action it drives, and puts back what the thread was running before.
+  ///
+  /// - Parameter startedAt: When the task's work in this job began, if before the job (its
+  ///   previous job, which switched to this one: see ``TestExecutor/systemSleepWindowStart``).
   static func running<Result>(
     _ executor: TestExecutor?, task: UnsafeRawPointer?, isAction: Bool = false,
-    _ body: () -> Result
+    startedAt: UInt64? = nil, _ body: () -> Result
   ) -> Result {
     let slot = slot
     let previous = slot.pointee
     slot.pointee = Slot(
-      executor: executor.map { Unmanaged.passUnretained($0) }, task: task, isAction: isAction)
+      executor: executor.map { Unmanaged.passUnretained($0) }, task: task, isAction: isAction,
+      startedAt: task == nil ? 0 : startedAt ?? DispatchTime.now().uptimeNanoseconds)
     defer { slot.pointee = previous }
     return body()
   }

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 package import TempoCore
 import TempoRuntimeABI
 @_spi(TempoInternals) package import TempoSupport
@@ -35,10 +36,14 @@ package enum SystemSleep {
   static func route<C: Clock>(_ job: UnownedJob, at instant: C.Instant, clock: C) {
     let known = systemDelay(until: instant)
     if let (delay, name) = known,
-      let executor = RunningJob.executor ?? TestRegistry.executorThatMetCurrentTask(),
-      executor.takeSystemSleep(job, after: length(from: delay), clock: name)
+      let executor = RunningJob.executor ?? TestRegistry.executorThatMetCurrentTask()
     {
-      return
+      // The sleeper read the clock's `now` during the job it runs now, or the one it switched
+      // from to this one (a call of a nonisolated async function switches: see
+      // `TestExecutor.systemSleepWindowStart(of:)`).
+      let window = TestExecutor.currentTaskPointer.flatMap(RunningJob.timeInJob(of:))
+      let length = length(from: delay, window: window ?? .milliseconds(1))
+      if executor.takeSystemSleep(job, after: length, clock: name) { return }
     }
     // Real time. A clock whose durations are `Duration` has its delay; any other (only code
     // that calls the executor's scheduling API itself can send one) is run at once.
@@ -60,19 +65,31 @@ package enum SystemSleep {
     return nil
   }
 
-  /// The length of a sleep whose deadline was `delay` away when it arrived: `delay` rounded up
-  /// to a whole millisecond; zero for a deadline reached.
+  /// The length of a sleep whose deadline was `delay` away when it arrived, and which began
+  /// at most `window` before (its task read the clock's `now` during the job that runs it):
+  /// the length lies between `delay` and `delay + window`, and the roundest value there is
+  /// taken, the one with the fewest significant digits in nanoseconds (the smallest, at a tie).
+  /// Zero for a deadline reached.
   ///
-  /// A sleep of whole milliseconds (`.seconds(5)`, `.milliseconds(250)`) is found exactly, as
-  /// long as it took less than a millisecond from the sleeper's reading of `now` to here; a
-  /// sleep with a part below a millisecond wakes at the next whole one.
-  package static func length(from delay: Duration) -> Duration {
+  /// A sleep of `.seconds(5)` that took 2 ms to arrive (a slow machine, a sanitizer) is found
+  /// exactly; so is any length that is the roundest in its window, which for a job that has
+  /// run briefly before sleeping is every length written in a few digits. A length beyond
+  /// 10⁹ seconds is kept to the second.
+  package static func length(from delay: Duration, window: Duration) -> Duration {
     guard delay > .zero else { return .zero }
     let (seconds, attoseconds) = delay.components
-    let attosecondsPerMillisecond: Int64 = 1_000_000_000_000_000
-    var milliseconds = attoseconds / attosecondsPerMillisecond
-    if attoseconds % attosecondsPerMillisecond != 0 { milliseconds += 1 }
-    return .seconds(seconds) + .milliseconds(milliseconds)
+    guard seconds < 1_000_000_000 else { return .seconds(seconds) }
+    let low = seconds * 1_000_000_000 + (attoseconds + 999_999_999) / 1_000_000_000
+    let (windowSeconds, windowAttoseconds) = max(window, .zero).components
+    let span = min(windowSeconds, 1_000_000_000) * 1_000_000_000 + windowAttoseconds / 1_000_000_000
+    let high = low + span
+    var unit: Int64 = 1_000_000_000_000_000_000
+    while unit > 1 {
+      let candidate = (low + unit - 1) / unit * unit
+      if candidate <= high { return .nanoseconds(candidate) }
+      unit /= 10
+    }
+    return .nanoseconds(low)
   }
 
   /// Where a task suspended in one of the system sleeps resumes, learned once per process by
@@ -127,6 +144,9 @@ struct SystemSleeps {
   weak var clock: (any SystemSleepClock)?
   /// The sleeps pending, by sleeper: a task sleeps once at a time.
   private(set) var pending: [TaskRef: Pending] = [:]
+  /// For a task that switched from a job of its own to the next (a hop), when that job began:
+  /// the start of the window in which it may have read the clock for a system sleep.
+  var carriedStarts: [UnsafeRawPointer: UInt64] = [:]
   /// The hangs of system sleeps that the hang watch ended, reported when the executor closes
   /// (from the test's own task, where the report counts).
   var hangs: [HangReport] = []
@@ -177,6 +197,18 @@ extension TestExecutor {
   /// From now on, the system sleeps of this test's tasks wait for `clock`.
   package func controlSystemSleeps(on clock: any SystemSleepClock) {
     lock.withLock { systemSleeps.clock = clock }
+    controlsSystemSleeps.store(true, ordering: .relaxed)
+  }
+
+  /// When the work of `task` in the job about to run began, if before the job: the start of
+  /// the job it switched from, carried by ``accept(_:)``. Nil (the job's own start) unless a
+  /// clock controls this test's system sleeps.
+  func systemSleepWindowStart(of task: UnsafeRawPointer) -> UInt64? {
+    guard controlsSystemSleeps.load(ordering: .relaxed) else { return nil }
+    return lock.withLock {
+      systemSleeps.carriedStarts.isEmpty
+        ? nil : systemSleeps.carriedStarts.removeValue(forKey: task)
+    }
   }
 
   /// Takes `job`, the wake job of a system sleep of the current task, for the clock that

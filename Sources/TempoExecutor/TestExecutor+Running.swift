@@ -106,7 +106,9 @@ extension TestExecutor {
   /// enqueue on the platform's global executor directly, unseen.)
   private func run(_ job: UnownedJob) {
     let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
-    RunningJob.running(self, task: JobIdentity.isTask(task) ? task : nil) {
+    let isTask = JobIdentity.isTask(task)
+    let startedAt = isTask ? systemSleepWindowStart(of: task) : nil
+    RunningJob.running(self, task: isTask ? task : nil, startedAt: startedAt) {
       job.runSynchronously(on: TestExecutorStandIn.running.asUnownedTaskExecutor())
     }
   }

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import TempoRuntimeABI
 @_spi(TempoInternals) package import TempoSupport
 
@@ -65,6 +66,9 @@ package final class TestExecutor: @unchecked Sendable {
   @exclusivity(unchecked) var yieldedTasks = YieldedTasks()
   /// The system sleeps held for the clock that controls them (`SystemSleeps.swift`).
   @exclusivity(unchecked) var systemSleeps = SystemSleeps()
+  /// Whether a clock controls this test's system sleeps, read without the lock on the path of
+  /// every job (set once, never cleared).
+  let controlsSystemSleeps = Atomic<Bool>(false)
   /// Whether the body of the scope that opened the executor has returned (see `bodyEnded()`).
   @exclusivity(unchecked) var bodyHasEnded = false
 
@@ -255,8 +259,14 @@ package final class TestExecutor: @unchecked Sendable {
     let member = task.flatMap { isRunningJob(of: $0.address) ? nil : $0 }
     let retained = member.map { retainToWatch($0.address) } ?? false
     // Refused while open, the job is a driver's.
+    // A task that switches from its own job to the next carries the time that job began: a
+    // system sleep it makes there may have read the clock before the switch.
+    let carriedStart =
+      task != nil && member == nil && controlsSystemSleeps.load(ordering: .relaxed)
+      ? RunningJob.startOfJob(of: pointer) : nil
     let (accepted, wake, isDriver, isStalled, cancelledSleep) = lock.withLock {
       let (accepted, wake) = state.enqueue(job, task: pointer)
+      if accepted, let carriedStart { systemSleeps.carriedStarts[pointer] = carriedStart }
       // A sleeper with a system sleep pending is enqueued only when that sleep was cancelled.
       let cancelledSleep = task.flatMap { systemSleeps.remove($0) }
       return (

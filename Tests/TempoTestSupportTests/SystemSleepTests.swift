@@ -242,6 +242,7 @@ private var systemSleepsAreAvailable: Bool {
     let report = issues.first ?? ""
     #expect(report.contains("The test is blocked on time"))
     #expect(report.contains("- due at 5.0 seconds on TestClock"))
+    #expect(report.contains("(its time is 0.0 seconds): a system sleep (ContinuousClock)"))
     #expect(report.contains("it returned early instead"))
   }
 
@@ -266,14 +267,26 @@ private var systemSleepsAreAvailable: Bool {
     await task?.value
   }
 
-  @Test func lengthsRoundUpToWholeMilliseconds() {
-    #expect(SystemSleep.length(from: .seconds(5) - .microseconds(13)) == .seconds(5))
-    #expect(SystemSleep.length(from: .milliseconds(250) - .nanoseconds(1)) == .milliseconds(250))
-    #expect(SystemSleep.length(from: .microseconds(1_500)) == .milliseconds(2))
-    #expect(SystemSleep.length(from: .nanoseconds(1)) == .milliseconds(1))
-    #expect(SystemSleep.length(from: .zero) == .zero)
-    #expect(SystemSleep.length(from: .seconds(-3)) == .zero)
-    #expect(SystemSleep.length(from: .seconds(Int64.max)) == .seconds(Int64.max))
+  /// The length is the roundest value between the delay left when the sleep arrived and that
+  /// delay plus the time its job had run.
+  @Test func lengthsAreTheRoundestInTheirWindow() {
+    let micro = Duration.microseconds(1)
+    #expect(SystemSleep.length(from: .seconds(5) - micro * 13, window: micro * 40) == .seconds(5))
+    #expect(
+      SystemSleep.length(from: .seconds(30) - .milliseconds(2), window: .milliseconds(3))
+        == .seconds(30))
+    #expect(
+      SystemSleep.length(from: .milliseconds(1_234) - micro * 5, window: micro * 20)
+        == .milliseconds(1_234))
+    #expect(
+      SystemSleep.length(from: .nanoseconds(1_234_566_700), window: .nanoseconds(500))
+        == .microseconds(1_234_567))
+    #expect(SystemSleep.length(from: .nanoseconds(1), window: .zero) == .nanoseconds(1))
+    #expect(SystemSleep.length(from: .zero, window: .seconds(1)) == .zero)
+    #expect(SystemSleep.length(from: .seconds(-3), window: .seconds(1)) == .zero)
+    #expect(
+      SystemSleep.length(from: .seconds(Int64.max), window: .milliseconds(1))
+        == .seconds(Int64.max))
   }
 }
 

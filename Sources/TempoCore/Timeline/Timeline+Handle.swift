@@ -93,7 +93,7 @@ extension Timeline {
         (timeline.describe(start), timeline.describe(timeline.state.now), timeline.creation)
       }
       let source = describeSource(timeline.name, createdAt: creation)
-      return "due at \(due) on \(source) (its time is \(now))"
+      return "due at \(due) on \(source) (its time is \(now))" + (label.map { ": \($0)" } ?? "")
     }
   }
 
