@@ -33,10 +33,11 @@ extension TestClock where Duration == Swift.Duration {
   ///
   /// It covers the sleeps of the test's tasks (those its test executor runs): the task that
   /// calls it, the tasks the test starts, their child tasks. A sleep's length is its deadline
-  /// less the system clock's time, which moves on while the sleep reaches Tempo, so it is
-  /// rounded up to a whole millisecond: `.seconds(5)` and `.milliseconds(250)` are exact, a
-  /// sleep of 1.5 ms wakes at 2 ms, and a sleep of zero or less, or until a deadline passed,
-  /// ends at once, as it would on the system clock. `ContinuousClock` and `SuspendingClock`
+  /// less the system clock's time when the code read it, which has moved on by the time the
+  /// sleep reaches Tempo. Tempo takes the roundest length that fits the time the code has
+  /// run since, so `.seconds(5)`, `.milliseconds(250)` and `.microseconds(1_500)` are exact
+  /// (see the article "Virtual time for code that never took a clock"). A sleep of zero or
+  /// less, or until a deadline passed, ends at once, as it would on the system clock. `ContinuousClock` and `SuspendingClock`
   /// sleeps both go on this clock, and their tolerance is ignored.
   ///
   /// What stays real: sleeps of other tests and of tasks no test executor runs (a

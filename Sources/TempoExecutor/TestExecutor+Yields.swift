@@ -115,7 +115,7 @@ extension TestExecutor {
     return (look, foundRealSleep)
   }
 
-  /// Looks again `microseconds` from now, then at doubling intervals up to a millisecond, and
+  /// Looks again `microseconds` from now, then at doubling intervals up to 5 ms, and
   /// resumes `continuation` once no task is parked in a yield (or work has arrived), or a
   /// second after `start`. A task still parked then is waited for again by the caller's next
   /// look: its continuation will run.
@@ -131,7 +131,7 @@ extension TestExecutor {
         return continuation.resume()
       }
       self.pollYields(
-        resuming: continuation, since: start, every: min(microseconds * 2, 1_000))
+        resuming: continuation, since: start, every: min(microseconds * 2, 5_000))
     }
   }
 
