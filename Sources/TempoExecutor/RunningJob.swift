@@ -61,17 +61,17 @@ enum RunningJob {
   /// Runs `body` marked as running a job of `executor` (of `task`, if the job is a task's), or
   /// an action it drives, and puts back what the thread was running before.
   ///
-  /// - Parameter startedAt: When the task's work in this job began, if before the job (its
-  ///   previous job, which switched to this one: see ``TestExecutor/systemSleepWindowStart``).
+  /// - Parameter startedAt: When the task's work in this job began (nanoseconds of uptime), if
+  ///   anyone will ask (see ``TestExecutor/systemSleepWindowStart(of:)``); zero otherwise.
   static func running<Result>(
     _ executor: TestExecutor?, task: UnsafeRawPointer?, isAction: Bool = false,
-    startedAt: UInt64? = nil, _ body: () -> Result
+    startedAt: UInt64 = 0, _ body: () -> Result
   ) -> Result {
     let slot = slot
     let previous = slot.pointee
     slot.pointee = Slot(
       executor: executor.map { Unmanaged.passUnretained($0) }, task: task, isAction: isAction,
-      startedAt: task == nil ? 0 : startedAt ?? DispatchTime.now().uptimeNanoseconds)
+      startedAt: task == nil ? 0 : startedAt)
     defer { slot.pointee = previous }
     return body()
   }

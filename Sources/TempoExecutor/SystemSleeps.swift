@@ -200,15 +200,16 @@ extension TestExecutor {
     controlsSystemSleeps.store(true, ordering: .relaxed)
   }
 
-  /// When the work of `task` in the job about to run began, if before the job: the start of
-  /// the job it switched from, carried by ``accept(_:)``. Nil (the job's own start) unless a
-  /// clock controls this test's system sleeps.
-  func systemSleepWindowStart(of task: UnsafeRawPointer) -> UInt64? {
-    guard controlsSystemSleeps.load(ordering: .relaxed) else { return nil }
-    return lock.withLock {
+  /// When the work of `task` in the job about to run began (nanoseconds of uptime): the start
+  /// of the job it switched from, carried by ``accept(_:)``, else now. Zero, and no clock is
+  /// read, unless a clock controls this test's system sleeps.
+  func systemSleepWindowStart(of task: UnsafeRawPointer) -> UInt64 {
+    guard controlsSystemSleeps.load(ordering: .relaxed) else { return 0 }
+    let carried = lock.withLock {
       systemSleeps.carriedStarts.isEmpty
         ? nil : systemSleeps.carriedStarts.removeValue(forKey: task)
     }
+    return carried ?? DispatchTime.now().uptimeNanoseconds
   }
 
   /// Takes `job`, the wake job of a system sleep of the current task, for the clock that

@@ -107,7 +107,7 @@ extension TestExecutor {
   private func run(_ job: UnownedJob) {
     let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
     let isTask = JobIdentity.isTask(task)
-    let startedAt = isTask ? systemSleepWindowStart(of: task) : nil
+    let startedAt = isTask ? systemSleepWindowStart(of: task) : 0
     RunningJob.running(self, task: isTask ? task : nil, startedAt: startedAt) {
       job.runSynchronously(on: TestExecutorStandIn.running.asUnownedTaskExecutor())
     }
