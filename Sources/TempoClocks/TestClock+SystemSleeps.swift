@@ -18,7 +18,7 @@ extension TestClock where Duration == Swift.Duration {
   ///   }
   /// }
   ///
-  /// @Test(.testExecutor) func welcome() async {
+  /// @MainActor @Test(.testExecutor) func welcome() async {
   ///   let clock = TestClock()
   ///   await clock.controlSystemSleeps()
   ///   let model = WelcomeModel()

@@ -58,6 +58,19 @@ private var systemSleepsAreAvailable: Bool {
     await task.value
   }
 
+  /// The same from a `@MainActor` test, as the article writes it.
+  @MainActor @Test(.testExecutor) func aMainActorTestDrivesAMainActorModel() async {
+    let clock = TestClock()
+    await clock.controlSystemSleeps()
+    let model = WelcomeModel()
+    let task = Task { await model.onAppear() }
+    await clock.advance(by: .seconds(4))
+    #expect(model.message == nil)
+    await clock.advance(by: .seconds(1))
+    #expect(model.message == "Welcome!")
+    await task.value
+  }
+
   @Test func aRetryLoopSleepsExactlyInAScope() async {
     let times = await withTestExecutor {
       let clock = TestClock()
