@@ -17,8 +17,8 @@ import TempoRuntimeABI
 /// Such a task is still the test's work in flight, and a test executor recognises it by where
 /// it resumes: a task suspended on a continuation resumes at the point after it, which for
 /// `Task.yield()` is a fixed place in the concurrency runtime, the same for every yield. It is
-/// learned here by yielding once, on a task executor that holds every job it is given, so
-/// that nothing runs before the task's resume function has been read.
+/// learned here by yielding once, on a task executor that holds every job it is given
+/// (``ProbeExecutor``), so that nothing runs before the task's resume function has been read.
 ///
 /// ```swift
 /// if let point = YieldResumePoint.function, tempo_task_resume_function(task) == point {
@@ -35,40 +35,8 @@ enum YieldResumePoint {
   // Invariant: the address of code in the runtime, never written after it is learned.
   private static let learned = UncheckedSendable(learn())
 
-  /// A task executor that keeps the jobs it is given, to run them one at a time.
-  private final class HoldingExecutor: TaskExecutor, @unchecked Sendable {
-    // Invariant: `jobs` is touched only by `learn()`'s thread, which runs every job itself:
-    // nothing else enqueues here (the executor is no task's preference outside `learn()`).
-    var jobs: [UnownedJob] = []
-
-    func enqueue(_ job: consuming ExecutorJob) { jobs.append(UnownedJob(job)) }
-
-    func runAll() {
-      while !jobs.isEmpty {
-        jobs.removeFirst().runSynchronously(on: asUnownedTaskExecutor())
-      }
-    }
-  }
-
   private static func learn() -> UnsafeRawPointer? {
-    let executor = HoldingExecutor()
-    let task = Task(executorPreference: executor) { await Task.yield() }
-    // The task's first job: it runs until the yield suspends it, and its continuation job is
-    // held here.
-    guard executor.jobs.count == 1 else {
-      executor.runAll()
-      return nil
-    }
-    let first = executor.jobs.removeFirst()
-    let pointer = unsafeBitCast(first, to: UnsafeRawPointer.self)
-    first.runSynchronously(on: executor.asUnownedTaskExecutor())
-    // The handle keeps the task alive. If the yield's job went elsewhere, the task may already
-    // have resumed: nothing was learned.
-    let yielded = executor.jobs.count == 1 && !tempo_task_is_complete(pointer)
-    let point = yielded ? tempo_task_resume_function(pointer) : nil
-    executor.runAll()
-    withExtendedLifetime(task) {}
-    return point
+    ProbeExecutor.resumePoint { await Task.yield() }
   }
 }
 
@@ -91,8 +59,6 @@ struct YieldedTasks {
   // Invariant: each task here holds one retain, taken by whoever added it, and is released
   // exactly once by whoever removes it.
   private var tasks: [UnsafeRawPointer] = []
-
-  var isEmpty: Bool { tasks.isEmpty }
 
   /// Watches `task`, retained by the caller.
   mutating func add(_ task: UnsafeRawPointer) { tasks.append(task) }
