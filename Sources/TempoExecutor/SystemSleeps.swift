@@ -96,10 +96,8 @@ package enum SystemSleep {
   /// a probe task sleeping on a task executor that holds its sleep (empty where system sleeps
   /// are not available). A task of a test found resuming at one of them, with no sleep of its
   /// own on the test's clock, sleeps in real time.
-  static var resumePoints: [UnsafeRawPointer] { learnedResumePoints.value }
-
   // Invariant: addresses of code in the runtime, never written after they are learned.
-  private static let learnedResumePoints = UncheckedSendable(learnResumePoints())
+  nonisolated(unsafe) static let resumePoints: [UnsafeRawPointer] = learnResumePoints()
 
   /// Runs `job` after `delay` of real time, on a system thread and with no task executor (a
   /// wake job run so resumes its sleeper in place, which comes back through its own executor).

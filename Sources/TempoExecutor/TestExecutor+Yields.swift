@@ -24,12 +24,8 @@ extension TestExecutor {
   /// executor has closed. `isRetained` as for ``noteMember(_:isRetained:)``.
   func watch(_ task: UnsafeRawPointer, isRetained: Bool = false) {
     guard isRetained || retainToWatch(task) else { return }
-    let kept = lock.withLock {
-      guard !state.isClosed else { return false }
-      yieldedTasks.add(task)
-      return true
-    }
-    if !kept { tempo_task_release(task) }
+    let ended = lock.withLock { state.isClosed ? [task] : yieldedTasks.add(task) }
+    for task in ended { tempo_task_release(task) }
   }
 
   /// Retains `task`, alive, to watch it for yields, if it can be (see ``YieldedTasks``); true
@@ -59,9 +55,9 @@ extension TestExecutor {
   /// sleep the clock did not get, and reports it at `location` (see
   /// ``SystemSleeps/realSleepMessage``).
   func lookAfterQuiet(waitsForYields: Bool, at location: SourceLocation) async -> AfterQuiet {
-    let (look, foundRealSleep) = lookAtQuiet(findingRealSleeps: true)
-    if foundRealSleep { location.report(SystemSleeps.realSleepMessage) }
-    switch look {
+    let found = lookAtQuiet(findingRealSleeps: true)
+    if found.foundRealSleep { location.report(SystemSleeps.realSleepMessage) }
+    switch found.look {
     case .quiet: return .settled
     case .busy: return .busy
     case .yielding:
@@ -98,21 +94,29 @@ extension TestExecutor {
   /// parked in a yield. Lets go of the tasks that have ended. With `findingRealSleeps`, in a
   /// test that controls its system sleeps, also answers whether a task of it is suspended in a
   /// system sleep that did not reach the test's clock (reported once per task).
-  private func lookAtQuiet(
-    findingRealSleeps: Bool = false
-  ) -> (look: QuietLook, foundRealSleep: Bool) {
-    let sleepPoints = findingRealSleeps ? SystemSleep.resumePoints : []
-    let (look, foundRealSleep, ended) = lock.withLock {
-      () -> (QuietLook, Bool, [UnsafeRawPointer]) in
-      guard state.isQuiet else { return (.busy, false, []) }
-      let controlsSleeps = systemSleeps.clock != nil
+  private func lookAtQuiet(findingRealSleeps: Bool = false) -> QuietLookResult {
+    let result = lock.withLock { () -> QuietLookResult in
+      guard state.isQuiet else { return QuietLookResult(look: .busy) }
+      // Usually nothing since the last look could have left a task parked unseen.
+      guard yieldedTasks.mayHaveEscaped else { return QuietLookResult(look: .quiet) }
+      let findsSleeps = findingRealSleeps && systemSleeps.clock != nil
       let (yielding, sleeping, ended) = yieldedTasks.look(
-        skipping: { state.isDriver($0) }, sleepPoints: controlsSleeps ? sleepPoints : [])
+        skipping: { state.isDriver($0) }, sleepPoints: findsSleeps ? SystemSleep.resumePoints : [])
       let real = sleeping.map(TaskRef.init).filter { systemSleeps.isReal($0) }
-      return (yielding ? .yielding : .quiet, systemSleeps.noteReported(real), ended)
+      return QuietLookResult(
+        look: yielding ? .yielding : .quiet, foundRealSleep: systemSleeps.noteReported(real),
+        ended: ended)
     }
-    for task in ended { tempo_task_release(task) }
-    return (look, foundRealSleep)
+    for task in result.ended { tempo_task_release(task) }
+    return result
+  }
+
+  /// What ``lookAtQuiet(findingRealSleeps:)`` found, with the tasks it let go of. (A struct
+  /// rather than a tuple: a debug build looks a tuple type's metadata up at every call.)
+  private struct QuietLookResult {
+    var look: QuietLook
+    var foundRealSleep = false
+    var ended: [UnsafeRawPointer] = []
   }
 
   /// Looks again `microseconds` from now, then at doubling intervals up to 5 ms, and
@@ -133,6 +137,11 @@ extension TestExecutor {
       self.pollYields(
         resuming: continuation, since: start, every: min(microseconds * 2, 5_000))
     }
+  }
+
+  /// The executor has adopted tasks it knows by name only (``YieldedTasks/hasMembersMetByName``).
+  func noteMembersMetByName() {
+    lock.withLock { yieldedTasks.hasMembersMetByName = true }
   }
 
   /// Stops watching every task: the executor has closed.

@@ -143,6 +143,7 @@ package final class TestExecutor: @unchecked Sendable {
       noteMember(root)
     } else {
       TestRegistry.note(root, memberOf: self, watches: false)
+      noteMembersMetByName()
     }
     XCTestEnds.opened(self)
     // Runs once the main queue has finished the job it runs now: the opener's. (It holds the
@@ -250,44 +251,54 @@ package final class TestExecutor: @unchecked Sendable {
     let pointer = unsafeBitCast(job, to: UnsafeRawPointer.self)
     // Read before the job is queued: from then on another thread may run it, and a job that has
     // run may be freed (an actor's processing job frees itself, a task may end).
-    let task = JobIdentity.isTask(pointer) ? TaskRef(pointer) : nil
+    let isTask = JobIdentity.isTask(pointer)
+    let task = isTask ? TaskRef(pointer) : nil
     // A task that enqueues itself from a job this executor runs for it (a hop, a yield) was
     // remembered when that job came here. Any other is remembered every time, not only the
     // first: another test may have met a task at the same address since, the memory of an
     // ended task being reused. It is retained now, while it is surely alive, in case it is
     // new here and is to be watched for yields.
-    let member = task.flatMap { isRunningJob(of: $0.address) ? nil : $0 }
-    let retained = member.map { retainToWatch($0.address) } ?? false
-    // Refused while open, the job is a driver's.
+    let isMember = isTask && !isRunningJob(of: pointer)
+    let member = isMember ? task : nil
+    let retained = isMember && retainToWatch(pointer)
     // A task that switches from its own job to the next carries the time that job began: a
     // system sleep it makes there may have read the clock before the switch.
-    let carriedStart =
-      task != nil && member == nil && controlsSystemSleeps.load(ordering: .relaxed)
-      ? RunningJob.startOfJob(of: pointer) : nil
-    let (accepted, wake, isDriver, isStalled, cancelledSleep) = lock.withLock {
-      let (accepted, wake) = state.enqueue(job, task: pointer)
-      if accepted, let carriedStart { systemSleeps.carriedStarts[pointer] = carriedStart }
-      // A sleeper with a system sleep pending is enqueued only when that sleep was cancelled.
-      let cancelledSleep = task.flatMap { systemSleeps.remove($0) }
-      return (
-        accepted, wake, !accepted && !state.isClosed, state.isMainQueueStalled, cancelledSleep
-      )
+    var carriedStart: UInt64?
+    if isTask, !isMember, controlsSystemSleeps.load(ordering: .relaxed) {
+      carriedStart = RunningJob.startOfJob(of: pointer)
     }
-    if let cancelledSleep { systemSleepWasCancelled(cancelledSleep) }
-    guard accepted else {
-      if retained, let member { tempo_task_release(member.address) }
+    // Refused while open, the job is a driver's.
+    let taken = lock.withLock { () -> Taken in
+      let (accepted, wake) = state.enqueue(job, task: pointer)
+      var taken = Taken(
+        accepted: accepted, wake: wake, isDriver: !accepted && !state.isClosed,
+        isStalled: state.isMainQueueStalled)
+      if accepted, let carriedStart { systemSleeps.carriedStarts[pointer] = carriedStart }
+      if let task {
+        // A sleeper with a system sleep pending is enqueued only when that sleep was
+        // cancelled.
+        taken.cancelledSleep = systemSleeps.remove(task)
+      } else if accepted {
+        yieldedTasks.processingJobQueued()
+        taken.watchesEnqueuer = yieldedTasks.hasMembersMetByName
+      }
+      return taken
+    }
+    if let cancelledSleep = taken.cancelledSleep { systemSleepWasCancelled(cancelledSleep) }
+    guard taken.accepted else {
+      if retained { tempo_task_release(pointer) }
       // Not while the main queue is stalled: the driver goes on elsewhere, to report it.
-      guard isDriver, pumpsOnMainQueue, !isStalled else { return false }
+      guard taken.isDriver, pumpsOnMainQueue, !taken.isStalled else { return false }
       // Run as the global executor would have run it, with no task executor of Tempo's.
       DispatchQueue.main.async { job.runSynchronously(on: TaskLineage.genericExecutor) }
       return true
     }
     // An actor's processing job may run the task that enqueued it, which may then leave the
     // actor with no task executor and yield unseen: a task adopted by name is watched from now.
-    if task == nil, let enqueuer = Self.currentTaskPointer.map(TaskRef.init),
-      TestRegistry.startsWatching(enqueuer, by: self)
+    if taken.watchesEnqueuer, let current = Self.currentTaskPointer,
+      TestRegistry.startsWatching(TaskRef(current), by: self)
     {
-      watch(enqueuer.address)
+      watch(current)
     }
     // The retain keeps the task alive, even if its job has run to its end on another thread.
     if let member {
@@ -297,8 +308,19 @@ package final class TestExecutor: @unchecked Sendable {
         TestRegistry.note(member, memberOf: self, watches: false)
       }
     }
-    start(wake)
+    start(taken.wake)
     return true
+  }
+
+  /// What ``accept(_:)`` decided under the lock. (A struct of its own rather than a tuple: a
+  /// debug build looks a tuple type's metadata up at every call.)
+  private struct Taken {
+    var accepted: Bool
+    var wake: TestExecutorStateMachine<UnownedJob>.Wake
+    var isDriver: Bool
+    var isStalled: Bool
+    var cancelledSleep: SystemSleeps.Pending?
+    var watchesEnqueuer = false
   }
 
   /// Counts a main-actor job of `task` that goes to the main queue; false if it is not counted

@@ -228,5 +228,6 @@ enum TestRegistry {
       return replaced
     }
     withExtendedLifetime(replaced) {}
+    executor.noteMembersMetByName()
   }
 }

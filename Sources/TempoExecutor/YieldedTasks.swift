@@ -30,10 +30,8 @@ enum YieldResumePoint {
   /// The resume function of a task parked in `Task.yield()`; nil if this runtime's yield did
   /// not queue its continuation on the task's executor preference (a runtime before Swift 6.2
   /// queues it on the global executor, through the hooks, where no yield goes unseen).
-  static var function: UnsafeRawPointer? { learned.value }
-
   // Invariant: the address of code in the runtime, never written after it is learned.
-  private static let learned = UncheckedSendable(learn())
+  nonisolated(unsafe) static let function: UnsafeRawPointer? = learn()
 
   private static func learn() -> UnsafeRawPointer? {
     ProbeExecutor.resumePoint { await Task.yield() }
@@ -50,7 +48,7 @@ enum YieldResumePoint {
 ///
 /// ```swift
 /// var watched = YieldedTasks()
-/// watched.add(task)                           // retained by the caller
+/// let ended = watched.add(task)               // retained by the caller
 /// let (yielding, ended) = watched.look(skipping: drivers)
 /// ended.forEach(tempo_task_release)           // after unlocking
 /// ```
@@ -59,21 +57,47 @@ struct YieldedTasks {
   // Invariant: each task here holds one retain, taken by whoever added it, and is released
   // exactly once by whoever removes it.
   private var tasks: [UnsafeRawPointer] = []
+  /// The count at which ``add(_:)`` next lets go of the tasks that have ended, so that a test
+  /// that never needs a look does not keep every task it started.
+  private var pruneAt = 64
+  /// Whether a task may have left an actor with no task executor since the last look found
+  /// none parked in a yield: only an actor's processing job (a job that is no task's) runs a
+  /// task that way, so a look after work without one is skipped. True until the first look.
+  private(set) var mayHaveEscaped = true
+  /// Whether the executor has members it met only by name (adopted from the lineage), which
+  /// it starts watching when one of them enqueues a processing job.
+  var hasMembersMetByName = false
 
-  /// Watches `task`, retained by the caller.
-  mutating func add(_ task: UnsafeRawPointer) { tasks.append(task) }
+  /// Watches `task`, retained by the caller; answers the tasks that have ended, which the
+  /// caller releases after unlocking (amortized O(1)).
+  mutating func add(_ task: UnsafeRawPointer) -> [UnsafeRawPointer] {
+    tasks.append(task)
+    guard tasks.count >= pruneAt else { return [] }
+    var ended: [UnsafeRawPointer] = []
+    tasks.removeAll { task in
+      guard tempo_task_is_complete(task) else { return false }
+      ended.append(task)
+      return true
+    }
+    pruneAt = max(64, tasks.count * 2)
+    return ended
+  }
+
+  /// A job that is no task's (an actor's processing job) will run: the next look looks.
+  mutating func processingJobQueued() { mayHaveEscaped = true }
 
   /// Reads each task: whether one is parked in a yield (or resumed from it and not suspended
   /// since), other than those `skipping` says (the tasks waiting for quiet, which are not the
   /// test's work while they wait); and, if `sleepPoints` are given, which are suspended in a
   /// system sleep (where ``SystemSleep/resumePoints`` says). Removes the tasks that have ended,
   /// which the caller releases after unlocking.
+  /// Nothing is read unless ``mayHaveEscaped``.
   ///
   /// - Complexity: O(*n*), where *n* is the number of tasks watched.
   mutating func look(
     skipping: (UnsafeRawPointer) -> Bool, sleepPoints: [UnsafeRawPointer] = []
   ) -> (yielding: Bool, sleeping: [UnsafeRawPointer], ended: [UnsafeRawPointer]) {
-    guard let point = YieldResumePoint.function else { return (false, [], []) }
+    guard mayHaveEscaped, let point = YieldResumePoint.function else { return (false, [], []) }
     var yielding = false
     var sleeping: [UnsafeRawPointer] = []
     var ended: [UnsafeRawPointer] = []
@@ -91,6 +115,7 @@ struct YieldedTasks {
       }
       return false
     }
+    mayHaveEscaped = yielding
     return (yielding, sleeping, ended)
   }
 
