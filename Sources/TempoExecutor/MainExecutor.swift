@@ -51,9 +51,9 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
     DispatchQueue.main.async {
       let previous = Self.running
       Self.running = ticket
-      RunningJob.running(owner, task: JobIdentity.isTask(task) ? task : nil) {
-        job.runSynchronously(on: Self.unowned)
-      }
+      let slot = RunningJob.enter(owner, task: JobIdentity.isTask(task) ? task : nil)
+      job.runSynchronously(on: Self.unowned)
+      RunningJob.leave(to: slot)
       Self.running = previous
       if ticket.isCounted { owner?.mainJobFinished() }
       if let outside { TestRegistry.finished(outside) }

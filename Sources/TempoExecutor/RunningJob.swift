@@ -5,12 +5,26 @@ import Dispatch
 /// a per-thread slot.
 @available(TempoTestExecutor 1.0, *)
 enum RunningJob {
-  private struct Slot {
+  /// What a thread runs, as its slot holds it: nothing in it is retained, so a copy costs no
+  /// reference counting (these reads are on the path of every job, in debug builds too).
+  struct Slot {
     var executor: Unmanaged<TestExecutor>?
     var task: UnsafeRawPointer?
     var isAction = false
     /// When the job of `task` began (nanoseconds of uptime), for a task's job; else zero.
     var startedAt: UInt64 = 0
+
+    /// Whether the job or action is `executor`'s, compared by identity.
+    func isOf(_ executor: TestExecutor) -> Bool {
+      guard let running = self.executor else { return false }
+      return running.toOpaque() == Unmanaged.passUnretained(executor).toOpaque()
+    }
+
+    /// Whether the job is one of `task`.
+    func isJob(of task: UnsafeRawPointer) -> Bool {
+      guard let running = self.task else { return false }
+      return running == task
+    }
   }
 
   /// The thread's slot, made at its first job and freed when the thread ends.
@@ -34,11 +48,15 @@ enum RunningJob {
   /// What the thread is running, read once: the executor, the task whose job it is (if the job
   /// is a task's), and whether it is an action of a clock or scheduler the executor drives
   /// rather than a job.
-  static var current: (executor: TestExecutor?, task: UnsafeRawPointer?, isAction: Bool) {
-    guard let slot = key.value?.assumingMemoryBound(to: Slot.self).pointee else {
-      return (nil, nil, false)
-    }
-    return (slot.executor?.takeUnretainedValue(), slot.task, slot.isAction)
+  static var current: Slot {
+    guard let existing = key.value else { return Slot() }
+    return existing.assumingMemoryBound(to: Slot.self).pointee
+  }
+
+  /// The task whose job the thread runs, if it runs a task's job.
+  static var task: UnsafeRawPointer? {
+    guard let existing = key.value else { return nil }
+    return existing.assumingMemoryBound(to: Slot.self).pointee.task
   }
 
   /// When the job of `task` that the thread runs began (nanoseconds of uptime), if it runs one.
@@ -64,13 +82,29 @@ enum RunningJob {
     _ executor: TestExecutor?, task: UnsafeRawPointer?, isAction: Bool = false,
     startedAt: UInt64 = 0, _ body: () -> Result
   ) -> Result {
+    let previous = enter(executor, task: task, isAction: isAction, startedAt: startedAt)
+    defer { leave(to: previous) }
+    return body()
+  }
+
+  /// Marks the thread as running what ``running(_:task:isAction:startedAt:_:)`` says, and
+  /// answers what it ran before, for ``leave(to:)``: the generic-free form of that call, for
+  /// the path of every job.
+  static func enter(
+    _ executor: TestExecutor?, task: UnsafeRawPointer?, isAction: Bool = false,
+    startedAt: UInt64 = 0
+  ) -> Slot {
     let slot = slot
     let previous = slot.pointee
-    slot.pointee = Slot(
-      executor: executor.map { Unmanaged.passUnretained($0) }, task: task, isAction: isAction,
-      startedAt: task == nil ? 0 : startedAt)
-    defer { slot.pointee = previous }
-    return body()
+    var next = Slot(task: task, isAction: isAction, startedAt: task == nil ? 0 : startedAt)
+    if let executor { next.executor = Unmanaged.passUnretained(executor) }
+    slot.pointee = next
+    return previous
+  }
+
+  /// Puts back what the thread ran before ``enter(_:task:isAction:startedAt:)``.
+  static func leave(to previous: Slot) {
+    slot.pointee = previous
   }
 }
 

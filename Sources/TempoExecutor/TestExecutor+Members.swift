@@ -12,7 +12,7 @@ extension TestExecutor {
   /// taking it would make the runner, and every test it starts next, part of this test.
   func admits(task: UnsafeRawPointer) -> Bool {
     let running = RunningJob.current
-    if running.executor === self, running.isAction || running.task == task { return true }
+    if running.isOf(self), running.isAction || running.isJob(of: task) { return true }
     // Compared as a distance, so that the IDs may wrap around.
     if Int32(bitPattern: JobIdentity.taskID(task) &- firstTaskID) >= 0 { return true }
     return TestRegistry.executorThatMet(task: task) === self
@@ -23,7 +23,8 @@ extension TestExecutor {
   package static func noteCurrentTask() {
     // Usually the task runs a job that its executor took, and was remembered then.
     let running = RunningJob.current
-    if let executor = running.executor, current == nil || current === executor,
+    if let executor = running.executor?.takeUnretainedValue(),
+      current == nil || current === executor,
       let task = running.task, task == currentTaskPointer
     {
       return
@@ -35,7 +36,7 @@ extension TestExecutor {
   /// Whether the current thread runs a job of `task` that this executor took.
   func isRunningJob(of task: UnsafeRawPointer) -> Bool {
     let running = RunningJob.current
-    return running.task == task && running.executor === self
+    return running.isJob(of: task) && running.isOf(self)
   }
 
   /// Remembers the current task as one of `executor`'s, unless it is waiting for that
@@ -49,6 +50,10 @@ extension TestExecutor {
 
   /// The current task, as the runtime's job pointer.
   static var currentTaskPointer: UnsafeRawPointer? {
-    withUnsafeCurrentTask { task in task.map { unsafeBitCast($0, to: UnsafeRawPointer.self) } }
+    // No `Optional.map`: a debug build calls it generically, and this is read for every job.
+    withUnsafeCurrentTask { task in
+      guard let task else { return nil }
+      return unsafeBitCast(task, to: UnsafeRawPointer.self)
+    }
   }
 }

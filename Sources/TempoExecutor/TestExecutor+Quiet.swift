@@ -139,7 +139,7 @@ extension TestExecutor {
     // still sends the caller through the global executor's queue.
     if let answer, !(answer && respectsOutsideWork) { return answer }
     return await withUnsafeContinuation { continuation in
-      let waiter = TestExecutorStateMachine<UnownedJob>.Waiter(
+      let waiter = TestExecutorStateMachine.Waiter(
         continuation: continuation, giveUpAt: giveUpAt, respectsOutsideWork: respectsOutsideWork)
       let (answer, opener) = lock.withLock { (state.wait(waiter), state.openerToWatch()) }
       if let answer { continuation.resume(returning: answer) }

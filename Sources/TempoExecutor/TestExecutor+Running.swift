@@ -8,16 +8,22 @@ import Dispatch
 @available(TempoTestExecutor 1.0, *)
 extension TestExecutor {
   /// Runs queued jobs on the caller's thread while it may.
+  ///
+  /// (This loop and the pump's take the lock by hand rather than through `withLock`: a debug
+  /// build, what `swift test` compiles, calls the generic closure through a thunk and looks its
+  /// result type up at every job. Nothing between `lock()` and `unlock()` throws.)
   func drainOnCallersThread(giveUpAt: Int) {
-    var next = lock.withLock { state.takeForDriver(giveUpAt: giveUpAt) }
+    lock.lock()
+    var next = state.takeForDriver(giveUpAt: giveUpAt)
+    lock.unlock()
     while let job = next {
       run(job)
-      let (released, wake, taken) = lock.withLock {
-        state.finishJobAndTakeForDriver(giveUpAt: giveUpAt)
-      }
-      resume(released)
-      start(wake)
-      next = taken
+      lock.lock()
+      let step = state.finishJobAndTakeForDriver(giveUpAt: giveUpAt)
+      lock.unlock()
+      resume(step.released)
+      start(step.wake)
+      next = step.next
     }
   }
 
@@ -32,25 +38,31 @@ extension TestExecutor {
   ///   blocks it queues until they start (``TestExecutorStateMachine/MainQueuePumps``), and a
   ///   backstop's until it starts.
   private func pump(
-    on queue: DispatchQueue, block: TestExecutorStateMachine<UnownedJob>.PumpBlock = .elsewhere
+    on queue: DispatchQueue, block: TestExecutorStateMachine.PumpBlock = .elsewhere
   ) {
     let isMain = block == .mainQueue
     var turn = Self.pumpTurn
-    var next = lock.withLock { state.takeForPump(starting: block) }
+    lock.lock()
+    var next = state.takeForPump(starting: block)
+    lock.unlock()
     while let job = next {
       run(job)
       turn -= 1
       guard turn > 0 else {
-        let (released, goesOn) = lock.withLock {
-          state.finishJobAndEndTurn(onMainQueue: isMain)
+        lock.lock()
+        let end = state.finishJobAndEndTurn(onMainQueue: isMain)
+        lock.unlock()
+        resume(end.released)
+        if end.goesOn {
+          queue.async { self.pump(on: queue, block: isMain ? .mainQueue : .elsewhere) }
         }
-        resume(released)
-        if goesOn { queue.async { self.pump(on: queue, block: isMain ? .mainQueue : .elsewhere) } }
         return
       }
-      let (released, taken) = lock.withLock { state.finishJobAndTakeForPump() }
-      resume(released)
-      next = taken
+      lock.lock()
+      let step = state.finishJobAndTakeForPump()
+      lock.unlock()
+      resume(step.released)
+      next = step.next
     }
   }
 
@@ -58,11 +70,12 @@ extension TestExecutor {
   static let pumpTurn = 16
 
   /// Resumes the waiters an event released, after unlocking.
-  func resume(_ released: [TestExecutorStateMachine<UnownedJob>.Release]) {
+  func resume(_ released: [TestExecutorStateMachine.Release]) {
+    guard !released.isEmpty else { return }
     for waiter in released { waiter.continuation.resume(returning: waiter.quiet) }
   }
 
-  func start(_ wake: TestExecutorStateMachine<UnownedJob>.Wake) {
+  func start(_ wake: TestExecutorStateMachine.Wake) {
     switch wake {
     case .none:
       break
@@ -104,12 +117,13 @@ extension TestExecutor {
   /// (``TestExecutorStandIn/running``). (Run on the runtime's generic executor instead, a job
   /// would skip the switch its next nonisolated call makes here, but `Task.yield()` would then
   /// enqueue on the platform's global executor directly, unseen.)
-  private func run(_ job: UnownedJob) {
-    let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
+  private func run(_ queued: QueuedJob) {
+    let job = queued.job
+    let task = queued.address
     let isTask = JobIdentity.isTask(task)
     let startedAt = isTask ? systemSleepWindowStart(of: task) : 0
-    RunningJob.running(self, task: isTask ? task : nil, startedAt: startedAt) {
-      job.runSynchronously(on: TestExecutorStandIn.running.asUnownedTaskExecutor())
-    }
+    let previous = RunningJob.enter(self, task: isTask ? task : nil, startedAt: startedAt)
+    job.runSynchronously(on: TestExecutorStandIn.running.asUnownedTaskExecutor())
+    RunningJob.leave(to: previous)
   }
 }

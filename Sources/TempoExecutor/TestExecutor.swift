@@ -61,7 +61,7 @@ package final class TestExecutor: @unchecked Sendable {
   // resumed, pumps started and tasks released only after unlocking; `state` lets at most one
   // job run at a time. Each task in `yieldedTasks` holds a retain, let go by whoever removes it.
   let lock = Lock(rank: .testExecutor)
-  @exclusivity(unchecked) var state = TestExecutorStateMachine<UnownedJob>()
+  @exclusivity(unchecked) var state = TestExecutorStateMachine()
   /// The test's tasks watched for a yield the executor cannot see (`TestExecutor+Yields.swift`).
   @exclusivity(unchecked) var yieldedTasks = YieldedTasks()
   /// The system sleeps held for the clock that controls them (`SystemSleeps.swift`).
@@ -267,35 +267,35 @@ package final class TestExecutor: @unchecked Sendable {
     if isTask, !isMember, controlsSystemSleeps.load(ordering: .relaxed) {
       carriedStart = RunningJob.startOfJob(of: pointer)
     }
-    // Refused while open, the job is a driver's.
-    let taken = lock.withLock { () -> Taken in
-      let (accepted, wake) = state.enqueue(job, task: pointer)
-      var taken = Taken(
-        accepted: accepted, wake: wake, isDriver: !accepted && !state.isClosed,
-        isStalled: state.isMainQueueStalled)
-      if accepted, let carriedStart { systemSleeps.carriedStarts[pointer] = carriedStart }
-      if let task {
-        // A sleeper with a system sleep pending is enqueued only when that sleep was
-        // cancelled.
-        taken.cancelledSleep = systemSleeps.remove(task)
-      } else if accepted {
-        yieldedTasks.processingJobQueued()
-        taken.watchesEnqueuer = yieldedTasks.hasMembersMetByName
-      }
-      return taken
+    // Refused while open, the job is a driver's. (The lock is taken by hand, not through
+    // `withLock`, which a debug build calls generically for every job; nothing here throws.)
+    lock.lock()
+    let (accepted, wake) = state.enqueue(QueuedJob(job), task: pointer)
+    let isDriver = !accepted && !state.isClosed
+    let isStalled = state.isMainQueueStalled
+    if accepted, let carriedStart { systemSleeps.carriedStarts[pointer] = carriedStart }
+    var cancelledSleep: SystemSleeps.Pending?
+    var watchesEnqueuer = false
+    if let task {
+      // A sleeper with a system sleep pending is enqueued only when that sleep was cancelled.
+      cancelledSleep = systemSleeps.remove(task)
+    } else if accepted {
+      yieldedTasks.processingJobQueued()
+      watchesEnqueuer = yieldedTasks.hasMembersMetByName
     }
-    if let cancelledSleep = taken.cancelledSleep { systemSleepWasCancelled(cancelledSleep) }
-    guard taken.accepted else {
+    lock.unlock()
+    if let cancelledSleep { systemSleepWasCancelled(cancelledSleep) }
+    guard accepted else {
       if retained { tempo_task_release(pointer) }
       // Not while the main queue is stalled: the driver goes on elsewhere, to report it.
-      guard taken.isDriver, pumpsOnMainQueue, !taken.isStalled else { return false }
+      guard isDriver, pumpsOnMainQueue, !isStalled else { return false }
       // Run as the global executor would have run it, with no task executor of Tempo's.
       DispatchQueue.main.async { job.runSynchronously(on: TaskLineage.genericExecutor) }
       return true
     }
     // An actor's processing job may run the task that enqueued it, which may then leave the
     // actor with no task executor and yield unseen: a task adopted by name is watched from now.
-    if taken.watchesEnqueuer, let current = Self.currentTaskPointer,
+    if watchesEnqueuer, let current = Self.currentTaskPointer,
       TestRegistry.startsWatching(TaskRef(current), by: self)
     {
       watch(current)
@@ -308,19 +308,8 @@ package final class TestExecutor: @unchecked Sendable {
         TestRegistry.note(member, memberOf: self, watches: false)
       }
     }
-    start(taken.wake)
+    start(wake)
     return true
-  }
-
-  /// What ``accept(_:)`` decided under the lock. (A struct of its own rather than a tuple: a
-  /// debug build looks a tuple type's metadata up at every call.)
-  private struct Taken {
-    var accepted: Bool
-    var wake: TestExecutorStateMachine<UnownedJob>.Wake
-    var isDriver: Bool
-    var isStalled: Bool
-    var cancelledSleep: SystemSleeps.Pending?
-    var watchesEnqueuer = false
   }
 
   /// Counts a main-actor job of `task` that goes to the main queue; false if it is not counted
@@ -378,7 +367,7 @@ package final class TestExecutor: @unchecked Sendable {
 
   /// The executor has closed: the registry forgets it (its tasks, and those it adopted), and
   /// what is still queued runs.
-  private func hasClosed(_ wake: TestExecutorStateMachine<UnownedJob>.Wake) {
+  private func hasClosed(_ wake: TestExecutorStateMachine.Wake) {
     TestRegistry.close(self)
     stopWatchingYields()
     endSystemSleeps()

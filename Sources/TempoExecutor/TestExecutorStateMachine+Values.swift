@@ -3,28 +3,37 @@
 // queue and who waits.
 
 extension TestExecutorStateMachine {
-  /// The jobs queued here, in the order they came: an array read from a head index, compacted
-  /// as it is taken from.
+  /// The jobs queued here, in the order they came: an array read from a head index up to a
+  /// tail. Its slots are reused once the queue empties, so that a queue that fills and empties
+  /// (every test's usual run) neither allocates nor clears memory once warm: a debug build
+  /// runs every array operation unspecialized.
   ///
   /// ```swift
-  /// var queue = TestExecutorStateMachine<Int>.JobQueue()
+  /// var queue = TestExecutorStateMachine.JobQueue()
   /// queue.append(1)
   /// queue.append(2)
   /// queue.takeNext()   // 1
   /// ```
-  struct JobQueue {
-    /// `storage[head...]` is queued; the jobs before `head` have been taken.
+  struct JobQueue: ~Copyable {
+    /// `storage[head..<tail]` is queued; the slots before `head` have been taken, and those
+    /// from `tail` on are free.
     private var storage: [Job] = []
     private var head = 0
+    private var tail = 0
 
-    var isEmpty: Bool { head == storage.count }
+    var isEmpty: Bool { head == tail }
 
     /// How many jobs are queued.
-    var count: Int { storage.count - head }
+    var count: Int { tail - head }
 
     /// - Complexity: Amortized O(1).
     mutating func append(_ job: Job) {
-      storage.append(job)
+      if tail < storage.count {
+        storage[tail] = job
+      } else {
+        storage.append(job)
+      }
+      tail += 1
     }
 
     /// Takes the job to run next, nil if none is queued. This is the one place where the next
@@ -32,17 +41,19 @@ extension TestExecutorStateMachine {
     /// queued, first in, first out. A seeded job order (the runnable jobs taken in an order
     /// drawn from a seed, to bring out work that depends on one order) will be built on it.
     ///
-    /// - Complexity: Amortized O(1): the taken jobs are dropped when the queue empties, or
-    ///   once they are 1,024 or more and at least half of the array.
+    /// - Complexity: Amortized O(1): the queue starts again at the front of its array when it
+    ///   empties; a queue that never empties drops its taken jobs once they are 1,024 or more
+    ///   and at least half of what it holds.
     mutating func takeNext() -> Job? {
-      guard head < storage.count else { return nil }
+      guard head < tail else { return nil }
       let job = storage[head]
       head += 1
-      if head == storage.count {
-        storage.removeAll(keepingCapacity: true)
+      if head == tail {
         head = 0
-      } else if head >= 1024, head * 2 >= storage.count {
+        tail = 0
+      } else if head >= 1024, head * 2 >= tail {
         storage.removeFirst(head)
+        tail -= head
         head = 0
       }
       return job
@@ -50,18 +61,18 @@ extension TestExecutorStateMachine {
 
     /// Called by ``TestExecutorStateMachine/checkInvariants()``.
     func checkInvariants() {
-      precondition(head <= storage.count, "test executor: the queue's head is past its end")
       precondition(
-        head < storage.count || head == 0, "test executor: an emptied queue kept its taken jobs")
+        head <= tail && tail <= storage.count, "test executor: the queue's bounds are out of order")
+      precondition(head < tail || head == 0, "test executor: an emptied queue kept its taken jobs")
       precondition(
-        head < 1024 || head * 2 < storage.count,
+        head < 1024 || head * 2 < tail,
         "test executor: the queue kept more taken jobs than queued ones")
     }
   }
 
   /// The job running here, and the counts of the test's work elsewhere: together with an empty
   /// ``JobQueue`` and the end of the opener's job (``OpenerWatch``), what makes the test quiet.
-  struct QuietCounts {
+  struct QuietCounts: ~Copyable {
     private(set) var isRunningJob = false
     /// Main-actor jobs of this test queued or running on the main queue.
     private(set) var mainJobs = 0
@@ -158,7 +169,7 @@ extension TestExecutorStateMachine {
   /// main executor gives the hooks no task to go by). It is known to have ended (``end()``)
   /// when a job of the task arrives here, when the task begins to wait for quiet itself, or
   /// when its status reads as suspended (``read(runnable:at:)``, trusted as ``Reads`` says).
-  struct OpenerWatch {
+  struct OpenerWatch: ~Copyable {
     /// How far a read of the opener's status is trusted. A task marks itself suspended before it
     /// publishes itself as waiting (on a task's result, a continuation, a group), and marks
     /// itself running again, and goes on in the same job, if what it waits for has completed in
@@ -276,7 +287,7 @@ extension TestExecutorStateMachine {
   /// Who runs the queue, and who waits for the test to go quiet: the tasks driving (waiting for
   /// quiet), those of them draining the queue on their thread, whether a pump or a backstop is
   /// scheduled, and the waiters suspended.
-  struct Runners {
+  struct Runners: ~Copyable {
     /// Tasks waiting for quiet: their own jobs never run here while they wait. (Usually one.)
     private(set) var drivers: [UnsafeRawPointer] = []
     /// Drivers draining the queue on their own thread now.
@@ -289,8 +300,19 @@ extension TestExecutorStateMachine {
     private(set) var backstopPumpsQueued = 0
     /// Tasks suspended until quiet, or until their budget runs out.
     private(set) var waiters: [Waiter] = []
+    /// The least `giveUpAt` of the waiters; `Int.max` if none waits.
+    private var earliestGiveUp = Int.max
 
-    func isDriver(_ task: UnsafeRawPointer) -> Bool { drivers.contains(task) }
+    func isDriver(_ task: UnsafeRawPointer) -> Bool {
+      // A loop, not `contains`: a debug build runs a generic algorithm through its protocol
+      // witnesses, and this is asked for every job.
+      var index = 0
+      while index < drivers.count {
+        if drivers[index] == task { return true }
+        index += 1
+      }
+      return false
+    }
 
     var hasDrivers: Bool { !drivers.isEmpty }
 
@@ -356,17 +378,24 @@ extension TestExecutorStateMachine {
       backstopPumpsQueued -= 1
     }
 
-    mutating func wait(_ waiter: Waiter) { waiters.append(waiter) }
+    mutating func wait(_ waiter: Waiter) {
+      waiters.append(waiter)
+      earliestGiveUp = min(earliestGiveUp, waiter.giveUpAt)
+    }
 
     /// Removes and returns the waiters answered now: quiet (with no outside work in flight, for
     /// a waiter that respects it), or out of budget at `jobsRun`.
     mutating func releaseWaiters(isQuiet: Bool, outsideWork: Int, jobsRun: Int) -> [Release] {
       guard !waiters.isEmpty else { return [] }
+      // Asked at the end of every job while a test waits: answered at once when no waiter can
+      // be released.
+      guard isQuiet || jobsRun >= earliestGiveUp else { return [] }
+      defer { earliestGiveUp = waiters.reduce(Int.max) { min($0, $1.giveUpAt) } }
       var released: [Release] = []
       waiters.removeAll { waiter in
         let isAnswered = isQuiet && (!waiter.respectsOutsideWork || outsideWork == 0)
         guard isAnswered || jobsRun >= waiter.giveUpAt else { return false }
-        released.append((waiter.continuation, isAnswered))
+        released.append(Release(continuation: waiter.continuation, quiet: isAnswered))
         return true
       }
       return released
@@ -374,13 +403,19 @@ extension TestExecutorStateMachine {
 
     /// Removes and returns every waiter, answered "not quiet" (the main queue stalled).
     mutating func releaseAllWaiters() -> [Release] {
-      defer { waiters.removeAll() }
-      return waiters.map { ($0.continuation, false) }
+      defer {
+        waiters.removeAll()
+        earliestGiveUp = .max
+      }
+      return waiters.map { Release(continuation: $0.continuation, quiet: false) }
     }
 
     /// Called by ``TestExecutorStateMachine/checkInvariants()``.
     func checkInvariants() {
       precondition(drainers >= 0, "test executor: the count of draining drivers is below zero")
+      precondition(
+        earliestGiveUp == waiters.reduce(Int.max) { min($0, $1.giveUpAt) },
+        "test executor: the earliest budget of the waiters is not theirs")
       precondition(
         Set(drivers).count == drivers.count, "test executor: a task is counted twice as driving")
     }
@@ -399,13 +434,13 @@ extension TestExecutorStateMachine {
   /// stall to report, and a wait answers at once until a pump block starts again.
   ///
   /// ```swift
-  /// var pumps = TestExecutorStateMachine<Int>.MainQueuePumps()
+  /// var pumps = TestExecutorStateMachine.MainQueuePumps()
   /// pumps.blockQueued()
   /// pumps.stalled(since: pumps.started)   // true: stalled, to be reported
   /// pumps.blockStarted()                  // moving again
   /// pumps.takeReport()                    // true, once
   /// ```
-  struct MainQueuePumps {
+  struct MainQueuePumps: ~Copyable {
     /// Pump blocks on the main queue that have not started.
     private(set) var queued = 0
     /// Pump blocks that have started on the main queue so far: any change means it moves.

@@ -26,15 +26,22 @@
 /// never taken) stops the process with `preconditionFailure`, in every build. With Tempo's
 /// internal checks on, ``checkInvariants()`` runs after every event.
 ///
-/// `Job` is the executor's job type, or a stand-in in tests:
+/// A job is held as a ``QueuedJob``, its address; tests make them of numbers:
 ///
 /// ```swift
-/// var machine = TestExecutorStateMachine<Int>()
-/// let (accepted, wake) = machine.enqueue(1, task: task)      // true, .pump
-/// let next = machine.takeForPump()                            // 1; nil would end the pump
+/// var machine = TestExecutorStateMachine()
+/// let (accepted, wake) = machine.enqueue(QueuedJob(job), task: task)  // true, .pump
+/// let next = machine.takeForPump()                            // that job; nil would end the pump
 /// let (released, taken) = machine.finishJobAndTakeForPump()  // waiters to resume, nil
 /// ```
-struct TestExecutorStateMachine<Job> {
+///
+/// The machine is not generic over its job type: a debug build (what `swift test` compiles)
+/// runs generic code unspecialized, copying every generic value through its value witnesses
+/// and looking up the metadata of every nested type at each access, and this is the path of
+/// every job of every test.
+struct TestExecutorStateMachine: ~Copyable {
+  typealias Job = QueuedJob
+
   struct Waiter {
     let continuation: UnsafeContinuation<Bool, Never>
     /// The value of `jobsRun` at which the waiter gives up.
@@ -45,8 +52,12 @@ struct TestExecutorStateMachine<Job> {
   }
 
   /// A waiter to resume after unlocking, with its answer (true: quiet; false: the budget ran
-  /// out first, or the main queue stalled: ``endedWithoutQuiet()`` tells which).
-  typealias Release = (continuation: UnsafeContinuation<Bool, Never>, quiet: Bool)
+  /// out first, or the main queue stalled: ``endedWithoutQuiet()`` tells which). (A struct
+  /// rather than a tuple: a debug build looks an array's tuple element type up at every use.)
+  struct Release {
+    let continuation: UnsafeContinuation<Bool, Never>
+    let quiet: Bool
+  }
 
   /// What the executor must start after an event, outside its lock.
   enum Wake: Equatable {
@@ -543,4 +554,22 @@ struct TestExecutorStateMachine<Job> {
     runners.releaseWaiters(
       isQuiet: isQuiet, outsideWork: counts.outsideWork, jobsRun: counts.jobsRun)
   }
+}
+
+/// A job as ``TestExecutorStateMachine`` queues it: its address, which the machine only keeps
+/// and hands back, never reads. Tempo's tests make them of numbers.
+///
+/// ```swift
+/// let queued = QueuedJob(job)
+/// queued.job.runSynchronously(on: executor)
+/// ```
+struct QueuedJob: Equatable {
+  let address: UnsafeRawPointer
+
+  init(_ job: UnownedJob) { address = unsafeBitCast(job, to: UnsafeRawPointer.self) }
+
+  init(address: UnsafeRawPointer) { self.address = address }
+
+  /// The job, to run.
+  var job: UnownedJob { unsafeBitCast(address, to: UnownedJob.self) }
 }

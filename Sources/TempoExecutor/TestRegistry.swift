@@ -134,7 +134,7 @@ enum TestRegistry {
     let running = RunningJob.executor
     // The runtime lets go of a task before it enqueues what the task leaves for (an actor's
     // processing job); the thread still runs the task's job then.
-    let current = TestExecutor.currentTaskPointer ?? RunningJob.current.task
+    let current = TestExecutor.currentTaskPointer ?? RunningJob.task
     let route = Routing(
       scoped: scoped, running: running, isTask: taskJob != nil,
       isPlainMainQueueBlock: running == nil && scoped == nil && current == nil
@@ -183,7 +183,7 @@ enum TestRegistry {
     let pointer = unsafeBitCast(job, to: UnsafeRawPointer.self)
     let task = JobIdentity.isTask(pointer) ? TaskRef(pointer) : nil
     // As for routing: the task the thread runs, even where the runtime has let go of it.
-    let current = (TestExecutor.currentTaskPointer ?? RunningJob.current.task).map(TaskRef.init)
+    let current = (TestExecutor.currentTaskPointer ?? RunningJob.task).map(TaskRef.init)
     let (counted, replaced) = box.withLock {
       storage -> (LineageState<TestExecutor>.OutsideJob?, TestRegistryState<TestExecutor>.Member?)
       in

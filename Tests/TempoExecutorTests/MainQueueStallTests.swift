@@ -15,7 +15,7 @@ import Testing
 /// The executor's rules for pump blocks on the main queue, driven directly.
 @Suite struct MainQueuePumpTests {
   let task = UnsafeRawPointer(bitPattern: 0x1000)!
-  typealias Machine = TestExecutorStateMachine<Int>
+  typealias Machine = TestExecutorStateMachine
 
   func pumpingOnTheMainQueue() -> Machine {
     var machine = Machine()
@@ -57,10 +57,10 @@ import Testing
       let (released, wake) = machine.mainQueueStalled(since: 0)
       #expect(released.count == 1)
       #expect(wake == .pumpOffMainQueue)
-      for (waiter, quiet) in released { waiter.resume(returning: quiet) }
+      for waiter in released { waiter.continuation.resume(returning: waiter.quiet) }
     }
     #expect(!answer)
-    #expect(machine.isMainQueueStalled)
+    #expect(machine.isMainQueueStalled == true)
     #expect(machine.quietAnswer(giveUpAt: .max) == false)
     #expect(machine.endedWithoutQuiet() == .mainQueueStalled)
     #expect(machine.endedWithoutQuiet() == .mainQueueStillStalled)
@@ -71,7 +71,7 @@ import Testing
     #expect(machine.mainQueuePumpBlocks == (queued: 1, started: 0))
     // The block stuck on the main queue starts at last: it moves again.
     #expect(machine.takeForPump(starting: .mainQueue) == 2)
-    #expect(!machine.isMainQueueStalled)
+    #expect(machine.isMainQueueStalled == false)
     #expect(machine.quietAnswer(giveUpAt: .max) == nil)  // job 2 runs
     #expect(machine.endedWithoutQuiet() == .budgetSpent)
   }
@@ -83,13 +83,13 @@ import Testing
     _ = machine.enqueue(1, task: task)
     let answer = await withUnsafeContinuation { continuation in
       #expect(machine.wait(.init(continuation: continuation, giveUpAt: .max)) == nil)
-      for (waiter, quiet) in machine.mainQueueStalled(since: 0).released {
-        waiter.resume(returning: quiet)
+      for waiter in machine.mainQueueStalled(since: 0).released {
+        waiter.continuation.resume(returning: waiter.quiet)
       }
     }
     #expect(!answer)
     _ = machine.takeForPump(starting: .mainQueue)
-    #expect(!machine.isMainQueueStalled)
+    #expect(machine.isMainQueueStalled == false)
     #expect(machine.endedWithoutQuiet() == .mainQueueStalled)
     #expect(machine.endedWithoutQuiet() == .budgetSpent)
   }
@@ -103,10 +103,10 @@ import Testing
     let answer = await withUnsafeContinuation { continuation in
       #expect(machine.wait(.init(continuation: continuation, giveUpAt: .max)) == nil)
       #expect(machine.mainQueueStalled(since: 0).released.isEmpty)  // one started since
-      #expect(!machine.isMainQueueStalled)
+      #expect(machine.isMainQueueStalled == false)
       _ = machine.takeForPump(starting: .mainQueue)
-      for (waiter, quiet) in machine.finishJobAndTakeForPump().released {
-        waiter.resume(returning: quiet)
+      for waiter in machine.finishJobAndTakeForPump().released {
+        waiter.continuation.resume(returning: waiter.quiet)
       }
     }
     #expect(answer)
@@ -118,19 +118,19 @@ import Testing
     var machine = pumpingOnTheMainQueue()
     machine.beginDraining()
     #expect(machine.enqueue(1, task: task).wake == .backstop)
-    #expect(machine.isBackstopPending)
+    #expect(machine.isBackstopPending == true)
     let runs = machine.backstopFired()
     #expect(runs)
-    #expect(machine.isBackstopPending)
+    #expect(machine.isBackstopPending == true)
     #expect(machine.takeForPump(starting: .backstop) == 1)
-    #expect(!machine.isBackstopPending)
+    #expect(machine.isBackstopPending == false)
   }
 
   @Test func noStallWithoutAWaiter() {
     var machine = pumpingOnTheMainQueue()
     _ = machine.enqueue(1, task: task)
     #expect(machine.mainQueueStalled(since: 0).wake == .none)
-    #expect(!machine.isMainQueueStalled)
+    #expect(machine.isMainQueueStalled == false)
   }
 }
 

@@ -5,12 +5,18 @@ import Testing
 
 /// The test executor's state machine, driven directly: each event says who must run the queue
 /// next, and quiet means nothing queued or running here or on the main actor.
+/// Jobs made of numbers: the machine only keeps a job and hands it back, never reads it.
+extension QueuedJob: ExpressibleByIntegerLiteral {
+  init(integerLiteral number: Int) { self.init(number) }
+  init(_ number: Int) { self.init(address: UnsafeRawPointer(bitPattern: number + 1)!) }
+}
+
 @Suite struct TestExecutorStateMachineTests {
   let task = UnsafeRawPointer(bitPattern: 0x1000)!
   let driver = UnsafeRawPointer(bitPattern: 0x2000)!
 
   @Test func aJobQueuedWithNobodyRunningTheQueueStartsOnePump() {
-    var queue = TestExecutorStateMachine<Int>()
+    var queue = TestExecutorStateMachine()
     var wakes = [queue.enqueue(1, task: task).wake]
     wakes.append(queue.enqueue(2, task: task).wake)  // the pump takes both
     #expect(wakes == [.pump, .none])
@@ -25,7 +31,7 @@ import Testing
   }
 
   @Test func aJobQueuedWhileADriverDrainsIsItsToRunWithOneBackstop() {
-    var queue = TestExecutorStateMachine<Int>()
+    var queue = TestExecutorStateMachine()
     queue.beginDraining()
     #expect(queue.enqueue(1, task: task).wake == .backstop)
     #expect(queue.enqueue(2, task: task).wake == .none)
@@ -35,13 +41,13 @@ import Testing
     #expect(queue.takeForDriver(giveUpAt: .max) == 2)
     _ = queue.finishJob(byPump: false)
     #expect(queue.endDraining() == .none)
-    #expect(queue.isQuiet)
+    #expect(queue.isQuiet == true)
   }
 
   /// A backstop that comes due runs the queue only if a job waits there with none running: the
   /// driver's thread is then blocked or busy. Otherwise it only lets a later one be armed.
   @Test func aBackstopRunsTheQueueOnlyIfAJobWaitsWithNoneRunning() {
-    var queue = TestExecutorStateMachine<Int>()
+    var queue = TestExecutorStateMachine()
     queue.beginDraining()
     #expect(queue.enqueue(1, task: task).wake == .backstop)
     let firstRuns = queue.backstopFired()
@@ -60,39 +66,39 @@ import Testing
   }
 
   @Test func whatADriverLeavesGoesToAPump() {
-    var queue = TestExecutorStateMachine<Int>()
+    var queue = TestExecutorStateMachine()
     queue.beginDraining()
     _ = queue.enqueue(1, task: task)
     #expect(queue.endDraining() == .pump)
   }
 
   @Test func aDriversOwnTaskIsRefusedWhileItWaitsForQuiet() {
-    var queue = TestExecutorStateMachine<Int>()
+    var queue = TestExecutorStateMachine()
     _ = queue.beginDriving(driver)
     #expect(!queue.enqueue(1, task: driver).accepted)
     let refused = queue.mainJobQueued(task: driver)
     #expect(!refused)
-    #expect(queue.isDriver(driver))
+    #expect(queue.isDriver(driver) == true)
     queue.endDriving(driver)
-    #expect(!queue.isDriver(driver))
+    #expect(queue.isDriver(driver) == false)
     #expect(queue.enqueue(1, task: driver).accepted)
   }
 
   @Test func mainActorJobsOfTheTestKeepItFromBeingQuiet() {
-    var queue = TestExecutorStateMachine<Int>()
+    var queue = TestExecutorStateMachine()
     let counted = queue.mainJobQueued(task: task)
     #expect(counted)
-    #expect(!queue.isQuiet)
+    #expect(queue.isQuiet == false)
     #expect(queue.quietAnswer(giveUpAt: 10) == nil)
     _ = queue.mainJobFinished()
-    #expect(queue.isQuiet)
+    #expect(queue.isQuiet == true)
     #expect(queue.jobsRun == 1)  // main-actor jobs count against the budget too
   }
 
   @Test func aSpentBudgetAnswersFalse() {
-    var queue = TestExecutorStateMachine<Int>()
+    var queue = TestExecutorStateMachine()
     for job in 0..<3 {
-      _ = queue.enqueue(job, task: task)
+      _ = queue.enqueue(QueuedJob(job), task: task)
       _ = queue.takeForDriver(giveUpAt: 3)
       _ = queue.finishJob(byPump: false)
     }
@@ -102,21 +108,21 @@ import Testing
   }
 
   @Test func theLastLeaseClosesAndNoLeaseIsTakenAfterwards() {
-    var queue = TestExecutorStateMachine<Int>()
+    var queue = TestExecutorStateMachine()
     let retained = [queue.retainLease(), queue.retainLease()]
     #expect(retained == [true, true])
     let first = queue.releaseLease()
     #expect(first == nil)
     let last = queue.releaseLease()
     #expect(last != nil)
-    #expect(queue.isClosed)
+    #expect(queue.isClosed == true)
     let late = queue.retainLease()
     #expect(!late)
     #expect(!queue.enqueue(1, task: task).accepted)
   }
 
   @Test func aWaiterIsReleasedWhenTheLastJobFinishes() async {
-    var queue = TestExecutorStateMachine<Int>()
+    var queue = TestExecutorStateMachine()
     _ = queue.enqueue(1, task: task)
     _ = queue.takeForPump()
     let answer = await withUnsafeContinuation { continuation in
@@ -124,7 +130,7 @@ import Testing
       #expect(immediate == nil)
       let released = queue.finishJob(byPump: true).released
       #expect(released.count == 1)
-      for (waiter, quiet) in released { waiter.resume(returning: quiet) }
+      for waiter in released { waiter.continuation.resume(returning: waiter.quiet) }
     }
     #expect(answer)
   }
@@ -135,7 +141,7 @@ import Testing
   let task = UnsafeRawPointer(bitPattern: 0x1000)!
 
   @Test func aDriverFinishesAndTakesTheNextJobInOneStep() {
-    var queue = TestExecutorStateMachine<Int>()
+    var queue = TestExecutorStateMachine()
     #expect(queue.beginDraining() == 0)
     _ = queue.enqueue(1, task: task)
     _ = queue.enqueue(2, task: task)
@@ -146,13 +152,13 @@ import Testing
     #expect(step.wake == .none)
     let last = queue.finishJobAndTakeForDriver(giveUpAt: .max)
     #expect(last.next == nil)
-    #expect(queue.isQuiet)
+    #expect(queue.isQuiet == true)
     #expect(queue.endDraining() == .none)
     #expect(queue.jobsRun == 2)
   }
 
   @Test func aDriverStopsTakingWhenItsBudgetIsSpent() {
-    var queue = TestExecutorStateMachine<Int>()
+    var queue = TestExecutorStateMachine()
     let giveUpAt = queue.beginDraining() + 1
     _ = queue.enqueue(1, task: task)
     _ = queue.enqueue(2, task: task)
@@ -163,7 +169,7 @@ import Testing
   }
 
   @Test func aPumpFinishesAndTakesTheNextJobInOneStep() {
-    var queue = TestExecutorStateMachine<Int>()
+    var queue = TestExecutorStateMachine()
     _ = queue.enqueue(1, task: task)
     _ = queue.enqueue(2, task: task)
     #expect(queue.takeForPump() == 1)
@@ -177,7 +183,7 @@ import Testing
 /// quiet, and never an advance the test asked for.
 @Suite struct TestExecutorStateMachineOutsideWorkTests {
   @Test func onlyAWaitThatRespectsOutsideWorkWaitsForIt() {
-    var queue = TestExecutorStateMachine<Int>()
+    var queue = TestExecutorStateMachine()
     queue.beginOutsideWork()
     #expect(queue.quietAnswer(giveUpAt: .max) == true)
     #expect(queue.quietAnswer(giveUpAt: .max, respectingOutsideWork: true) == nil)
@@ -186,11 +192,11 @@ import Testing
   }
 
   @Test func theEndOfOutsideWorkReleasesTheWaitThatRespectedIt() async {
-    var queue = TestExecutorStateMachine<Int>()
+    var queue = TestExecutorStateMachine()
     queue.beginOutsideWork()
     queue.beginOutsideWork()
     let answer = await withUnsafeContinuation { continuation in
-      let waiter = TestExecutorStateMachine<Int>.Waiter(
+      let waiter = TestExecutorStateMachine.Waiter(
         continuation: continuation, giveUpAt: .max, respectsOutsideWork: true)
       #expect(queue.wait(waiter) == nil)
       #expect(queue.endOutsideWork().isEmpty)  // one of two ended: still waiting
@@ -209,9 +215,9 @@ import Testing
   let other = UnsafeRawPointer(bitPattern: 0x4000)!
 
   @Test func theOpenersJobKeepsTheTestFromBeingQuietUntilItSuspends() async {
-    var queue = TestExecutorStateMachine<Int>()
+    var queue = TestExecutorStateMachine()
     queue.openerIsRunning(opener)
-    #expect(!queue.isQuiet)
+    #expect(queue.isQuiet == false)
     let answer = await withUnsafeContinuation { continuation in
       #expect(queue.wait(.init(continuation: continuation, giveUpAt: .max)) == nil)
       // Watched once, however often asked.
@@ -222,11 +228,11 @@ import Testing
       for waiter in released { waiter.continuation.resume(returning: waiter.quiet) }
     }
     #expect(answer == true)
-    #expect(queue.isQuiet)
+    #expect(queue.isQuiet == true)
   }
 
   @Test func nobodyWatchesTheOpenerUntilSomeoneWaits() {
-    var queue = TestExecutorStateMachine<Int>()
+    var queue = TestExecutorStateMachine()
     queue.openerIsRunning(opener)
     let watched = queue.openerToWatch()
     #expect(watched == nil)
@@ -236,7 +242,7 @@ import Testing
   /// has ended: the new one is counted instead.
   @Test(arguments: [false, true])
   func aJobOfTheOpenerEndsTheWaitForItsFirstJob(onMainQueue: Bool) {
-    var queue = TestExecutorStateMachine<Int>()
+    var queue = TestExecutorStateMachine()
     queue.openerIsRunning(opener)
     _ = queue.enqueue(1, task: other)
     _ = queue.takeForPump()
@@ -252,15 +258,15 @@ import Testing
       _ = queue.finishJob(byPump: true)
     }
     #expect(queue.opener == nil)
-    #expect(queue.isQuiet)
+    #expect(queue.isQuiet == true)
   }
 
   /// A task reads as suspended from the moment it marks itself so, before it publishes itself
   /// as waiting; if what it waits for completes in between, it reads as running again and goes
   /// on in the same job. Only reads that say "suspended" for the whole confirmation end its job.
   @Test func theOpenersStatusMustReadSuspendedForTheWholeConfirmation() {
-    let confirmation = TestExecutorStateMachine<Int>.OpenerWatch.confirmation
-    var queue = TestExecutorStateMachine<Int>()
+    let confirmation = TestExecutorStateMachine.OpenerWatch.confirmation
+    var queue = TestExecutorStateMachine()
     queue.openerIsRunning(opener)
     #expect(queue.openerRead(runnable: false, at: 1_000).isEmpty)
     #expect(queue.opener == opener)
@@ -272,17 +278,17 @@ import Testing
     #expect(queue.opener == opener)
     #expect(queue.openerRead(runnable: false, at: 1_000 + 2 * confirmation).isEmpty)
     #expect(queue.opener == nil)
-    #expect(queue.isQuiet)
+    #expect(queue.isQuiet == true)
   }
 
   @Test func aConfirmedSuspensionReleasesTheWaiters() async {
-    var queue = TestExecutorStateMachine<Int>()
+    var queue = TestExecutorStateMachine()
     queue.openerIsRunning(opener)
     let answer = await withUnsafeContinuation { continuation in
       #expect(queue.wait(.init(continuation: continuation, giveUpAt: .max)) == nil)
       #expect(queue.openerRead(runnable: false, at: 0).isEmpty)
       let released = queue.openerRead(
-        runnable: false, at: TestExecutorStateMachine<Int>.OpenerWatch.confirmation)
+        runnable: false, at: TestExecutorStateMachine.OpenerWatch.confirmation)
       #expect(released.count == 1)
       for waiter in released { waiter.continuation.resume(returning: waiter.quiet) }
     }
@@ -293,7 +299,7 @@ import Testing
   /// running whatever a read says, and nobody watches it; after, one read of "suspended" ends
   /// it, and one running says it went on elsewhere (an actor whose job no executor took).
   @Test func anOpenersReadsOnTheMainQueueCountOnlyAfterThePass() async {
-    var queue = TestExecutorStateMachine<Int>()
+    var queue = TestExecutorStateMachine()
     queue.openerIsRunning(opener, onMainQueue: true)
     let answer = await withUnsafeContinuation { continuation in
       #expect(queue.wait(.init(continuation: continuation, giveUpAt: .max)) == nil)
@@ -317,7 +323,7 @@ import Testing
   /// The opener that waits for quiet itself (it advances) is no longer the test's work; a
   /// waiter before it (an auto-advance driver) is released.
   @Test func theOpenerBeginningToWaitReleasesTheOthersWaiting() async {
-    var queue = TestExecutorStateMachine<Int>()
+    var queue = TestExecutorStateMachine()
     queue.openerIsRunning(opener)
     let answer = await withUnsafeContinuation { continuation in
       #expect(queue.wait(.init(continuation: continuation, giveUpAt: .max)) == nil)
@@ -345,7 +351,7 @@ import Testing
 /// machine's invariants are checked after every step (with Tempo's internal checks on), among
 /// them that a queued job always has someone to run it.
 @Suite struct TestExecutorStateMachineModelTests {
-  typealias Machine = TestExecutorStateMachine<Int>
+  typealias Machine = TestExecutorStateMachine
 
   struct Model {
     struct Waiter {
@@ -354,8 +360,8 @@ import Testing
       let respectsOutsideWork: Bool
     }
 
-    var queued: [Int] = []
-    var running: Int?
+    var queued: [QueuedJob] = []
+    var running: QueuedJob?
     var mainJobs = 0
     var outsideJobs = 0
     var outsideWork = 0
@@ -496,7 +502,7 @@ import Testing
       case .pumpOffMainQueue: Issue.record("seed \(seed): a pump off the main queue")
       }
     }
-    func took(_ job: Int?, by who: Runner) {
+    func took(_ job: QueuedJob?, by who: Runner) {
       guard let job else { return }
       #expect(job == model.queued.first, "seed \(seed): took \(job), not the first queued")
       model.queued.removeFirst()
@@ -539,13 +545,13 @@ import Testing
       switch random.next() % 26 {
       case 0, 1:
         let of = someTask()
-        let (accepted, wake) = queue.enqueue(nextJob, task: of)
+        let (accepted, wake) = queue.enqueue(QueuedJob(nextJob), task: of)
         #expect(accepted == model.accepts(of), "seed \(seed): enqueue")
         if !accepted { coverage.refused += 1 }
         if accepted {
           if of == model.opener { coverage.openerEnds["job arrived", default: 0] += 1 }
           model.arrived(of)
-          model.queued.append(nextJob)
+          model.queued.append(QueuedJob(nextJob))
           model.accepted += 1
           nextJob += 1
         }
