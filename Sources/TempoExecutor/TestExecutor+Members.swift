@@ -1,3 +1,4 @@
+import TempoRuntimeABI
 @_spi(TempoInternals) import TempoSupport
 
 // Which tasks are a test's: the tasks an executor remembers, and the ones it admits when its
@@ -50,10 +51,8 @@ extension TestExecutor {
 
   /// The current task, as the runtime's job pointer.
   static var currentTaskPointer: UnsafeRawPointer? {
-    // No `Optional.map`: a debug build calls it generically, and this is read for every job.
-    withUnsafeCurrentTask { task in
-      guard let task else { return nil }
-      return unsafeBitCast(task, to: UnsafeRawPointer.self)
-    }
+    // The runtime's own read, rather than `withUnsafeCurrentTask`, whose generic closure a
+    // debug build calls as such, for every job.
+    tempo_current_task()
   }
 }

@@ -315,9 +315,12 @@ package final class TestExecutor: @unchecked Sendable {
   /// Counts a main-actor job of `task` that goes to the main queue; false if it is not counted
   /// (closed, or the task is a driver's).
   func acceptMainJob(task: UnsafeRawPointer) -> Bool {
-    let accepted = lock.withLock { state.mainJobQueued(task: task) }
-    // The job is not on the main queue yet: the task is alive.
-    if accepted, JobIdentity.isTask(task) { noteMember(TaskRef(task)) }
+    lock.lock()
+    let accepted = state.mainJobQueued(task: task)
+    lock.unlock()
+    // The job is not on the main queue yet: the task is alive. A task that enqueues itself
+    // from a job this executor runs for it was remembered when that job came here.
+    if accepted, JobIdentity.isTask(task), !isRunningJob(of: task) { noteMember(TaskRef(task)) }
     return accepted
   }
 

@@ -26,8 +26,23 @@ enum TestRegistry {
     var previous = RuntimeHooks.Previous()
   }
 
-  /// (Internal for `TestRegistry+Testing.swift`.)
-  static let box = LockedBox(Storage(), rank: .testRegistry)
+  /// The storage behind its lock. (Internal for `TestRegistry+Testing.swift`.)
+  static let box = Box()
+
+  /// ``Storage`` and the lock that guards it. Not a `LockedBox`: the lookups on the path of
+  /// every job take the lock by hand, where a debug build would call a generic closure.
+  final class Box: @unchecked Sendable {
+    // Invariant: `storage` is read and written only while `lock` is held.
+    let lock = Lock(rank: .testRegistry)
+    var storage = Storage()
+
+    /// Runs `body` on the storage with the lock held.
+    func withLock<R>(_ body: (inout Storage) throws -> R) rethrows -> R {
+      lock.lock()
+      defer { lock.unlock() }
+      return try body(&storage)
+    }
+  }
 
   // MARK: Executors
 
@@ -99,15 +114,17 @@ enum TestRegistry {
   static func members(
     current: UnsafeRawPointer?, job: UnsafeRawPointer?
   ) -> (byCurrent: TestExecutor?, byJob: TestExecutor?) {
-    // The IDs are read before locking: both tasks are alive.
-    let current = current.map(TaskRef.init)
-    let job = job.map(TaskRef.init)
-    return box.withLock { storage in
-      (
-        current.flatMap { storage.state.member(at: $0.address, id: $0.id) },
-        job.flatMap { storage.state.member(at: $0.address, id: $0.id) }
-      )
-    }
+    // The IDs are read before locking: both tasks are alive. (By hand, with no `map` or
+    // `withLock`: a debug build calls those generically, and this is asked for many jobs.)
+    var byCurrent: TestExecutor?
+    var byJob: TestExecutor?
+    let currentID = current == nil ? 0 : JobIdentity.taskID(current!)
+    let jobID = job == nil ? 0 : JobIdentity.taskID(job!)
+    box.lock.lock()
+    if let current { byCurrent = box.storage.state.member(at: current, id: currentID) }
+    if let job { byJob = box.storage.state.member(at: job, id: jobID) }
+    box.lock.unlock()
+    return (byCurrent, byJob)
   }
 
   /// The executors open now.
@@ -129,7 +146,9 @@ enum TestRegistry {
   static func firstCandidate(
     forJob job: UnsafeRawPointer?, _ takes: (TestExecutor) -> Bool
   ) -> TestExecutor? {
-    let taskJob = job.flatMap { JobIdentity.isTask($0) ? $0 : nil }
+    // No `Optional.map` or `flatMap` here: a debug build calls them generically, for every job.
+    var taskJob: UnsafeRawPointer?
+    if let job, JobIdentity.isTask(job) { taskJob = job }
     let scoped = TestExecutor.current
     let running = RunningJob.executor
     // The runtime lets go of a task before it enqueues what the task leaves for (an actor's
@@ -142,7 +161,10 @@ enum TestRegistry {
     return route.firstTaker(
       members: { members(current: current, job: taskJob) },
       mainQueueBlockTakers: { openExecutors.filter { $0.includesMainQueueBlocks } },
-      admits: { executor in taskJob.map(executor.admits(task:)) ?? true },
+      admits: { executor in
+        guard let taskJob else { return true }
+        return executor.admits(task: taskJob)
+      },
       takes: takes)
   }
 

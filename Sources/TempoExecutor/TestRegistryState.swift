@@ -132,10 +132,19 @@ package struct TestRegistryState<Executor: AnyObject> {
     _ task: TaskRef, memberOf executor: Executor, watches: Bool = true
   ) -> Noted {
     guard open[ObjectIdentifier(executor)] != nil else { return Noted(replaced: nil, isNew: false) }
-    if let existing = members[task.address], existing.taskID != task.id,
-      task.isOlder(than: TaskRef(address: task.address, id: existing.taskID))
-    {
-      return Noted(replaced: nil, isNew: false)
+    if let existing = members[task.address] {
+      // Met already, and watched if it is to be: nothing changes. (The usual case, on the path
+      // of many jobs: no write.)
+      if existing.taskID == task.id, existing.executor === executor,
+        existing.isWatched || !watches
+      {
+        return Noted(replaced: nil, isNew: false)
+      }
+      if existing.taskID != task.id,
+        task.isOlder(than: TaskRef(address: task.address, id: existing.taskID))
+      {
+        return Noted(replaced: nil, isNew: false)
+      }
     }
     let replaced = members.updateValue(
       Member(executor: executor, taskID: task.id, isWatched: watches), forKey: task.address)

@@ -69,6 +69,10 @@ extern void swift_task_cancel(void *task);
 
 void tempo_task_cancel(const void *task) { swift_task_cancel((void *)task); }
 
+extern void *swift_task_getCurrent(void);
+
+const void *tempo_current_task(void) { return swift_task_getCurrent(); }
+
 extern void *swift_retain(void *object);
 extern void swift_release(void *object);
 

@@ -93,6 +93,12 @@ const void *_Nullable tempo_task_resume_function(const void *task);
 /// pointer argument, passed alike by the Swift and C conventions).
 void tempo_task_cancel(const void *task);
 
+/// The task the current thread runs, or null: `swift_task_getCurrent`, what
+/// `withUnsafeCurrentTask` reads (no argument, a pointer returned alike by the Swift and C
+/// conventions). Called on the path of every job, where a debug build would call the generic
+/// `withUnsafeCurrentTask` and its closure instead.
+const void *_Nullable tempo_current_task(void);
+
 /// Keeps `task` (an `AsyncTask *`) alive: `swift_retain`.
 void tempo_task_retain(const void *task);
 
