@@ -125,6 +125,12 @@ let package = Package(
         .product(name: "TempoTestSupport", package: tempo),
       ]),
     .executableTarget(name: "InstructionCounts", dependencies: ["Workloads", "TempoUnderTest"]),
+    // Thousands of parameterized Swift Testing cases on a test clock, and the same without time
+    // control, in one debug process (suite-scale.sh).
+    .testTarget(
+      name: "SuiteScale",
+      dependencies: [.product(name: "TempoClocks", package: tempo)]
+    ),
     .executableTarget(
       name: "PeerBenchmarks",
       dependencies: [

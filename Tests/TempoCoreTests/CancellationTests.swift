@@ -12,9 +12,11 @@ import Testing
   let here = TempoSupport.SourceLocation(
     fileID: #fileID, filePath: #filePath, line: #line, column: #column)
 
-  /// A state, and a handle for each of `dates` scheduled in order, each logging its index.
-  func schedule(_ dates: [Int], log: Log<Int>) -> (State, [State.Handle]) {
-    var state = State(now: 0) { $0 + $1 }
+  /// A new state. (The state is noncopyable: a test makes it, then schedules into it.)
+  func makeState() -> State { State(now: 0) { $0 + $1 } }
+
+  /// A handle for each of `dates` scheduled in order into `state`, each logging its index.
+  func schedule(_ dates: [Int], into state: inout State, log: Log<Int>) -> [State.Handle] {
     var handles: [State.Handle] = []
     for (index, date) in dates.enumerated() {
       let handle = State.Handle(timeline: nil, interval: 0, repeats: false, start: date) {
@@ -23,7 +25,7 @@ import Testing
       #expect(state.schedule(handle, after: date, sequence: state.takeSequence()) == nil)
       handles.append(handle)
     }
-    return (state, handles)
+    return handles
   }
 
   func runAll(_ state: inout State) {
@@ -32,7 +34,8 @@ import Testing
 
   @Test func cancelledTiesLeaveTheOthersInSchedulingOrder() {
     let log = Log<Int>()
-    var (state, handles) = schedule(Array(repeating: 5, count: 10), log: log)
+    var state = makeState()
+    let handles = schedule(Array(repeating: 5, count: 10), into: &state, log: log)
     for index in stride(from: 0, to: 10, by: 2) { #expect(state.cancel(handles[index]) != nil) }
     #expect(state.pendingCount == 5)
     runAll(&state)
@@ -47,7 +50,8 @@ import Testing
     var random = SplitMix(state: seed)
     let dates = (0..<200).map { _ in Int.random(in: 1...20, using: &random) }
     let log = Log<Int>()
-    var (state, handles) = schedule(dates, log: log)
+    var state = makeState()
+    let handles = schedule(dates, into: &state, log: log)
     var cancelled = Set<Int>()
     while cancelled.count < 150 { cancelled.insert(Int.random(in: 0..<200, using: &random)) }
     for index in cancelled { _ = state.cancel(handles[index]) }
@@ -153,7 +157,8 @@ import Testing
 
   @Test func releasingEverythingHandsBackOnlyTheLiveActions() {
     let log = Log<Int>()
-    var (state, handles) = schedule([3, 1, 2, 5, 4], log: log)
+    var state = makeState()
+    let handles = schedule([3, 1, 2, 5, 4], into: &state, log: log)
     _ = state.cancel(handles[1])
     _ = state.cancel(handles[3])
     let released = state.releaseAll()

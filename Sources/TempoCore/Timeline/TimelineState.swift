@@ -18,7 +18,7 @@
 /// metadata. For the same reason this state's events are inlined into ``Timeline``:
 /// unspecialized code that calls a method of a generic struct looks up the struct's metadata to
 /// pass it, at every call.
-struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic> {
+struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic>: ~Copyable {
   typealias Action = () -> Void
   typealias Handle = Timeline<Time, Interval>.Handle
 
