@@ -31,7 +31,7 @@ package struct TaskRef: Hashable, @unchecked Sendable {
 /// and waits for their jobs still in flight.
 ///
 /// `Owner` is the executor type (generic, so that the rules are tested without one).
-package struct LineageState<Owner: AnyObject> {
+package struct LineageState<Owner: AnyObject>: ~Copyable {
   /// Jobs on their way outside any test executor, and how many of them an adopter counts.
   package struct Flight {
     /// Queued or running.
@@ -95,7 +95,8 @@ package struct LineageState<Owner: AnyObject> {
       let ancestors = task == nil ? [] : ancestors(ofNew: owner, by: current)
       // A task started by an adopted task, after the adoption, is adopted too: its creator's
       // executor may not have seen it start.
-      let adopter = ancestors.last.flatMap(adopter(of:))
+      var adopter: Owner?
+      if let parent = ancestors.last { adopter = self.adopter(of: parent) }
       entries[owner.address] = Entry(
         id: owner.id, ancestors: ancestors, adoptedBy: adopter,
         isStartedOutsideAnyTask: task != nil && current == nil, madeAt: made)

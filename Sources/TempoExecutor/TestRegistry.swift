@@ -20,7 +20,7 @@ import Dispatch
 @available(TempoTestExecutor 1.0, *)
 enum TestRegistry {
   /// The registry's state and the hooks that were there before Tempo's.
-  struct Storage: @unchecked Sendable {
+  struct Storage: ~Copyable, @unchecked Sendable {
     // Invariant: reached only inside `TestRegistry.box`'s lock.
     var state = TestRegistryState<TestExecutor>()
     var previous = RuntimeHooks.Previous()

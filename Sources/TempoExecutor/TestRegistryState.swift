@@ -15,7 +15,7 @@
 /// registry.note(task, memberOf: executor)
 /// registry.member(at: task.address, id: task.id)   // executor
 /// ```
-package struct TestRegistryState<Executor: AnyObject> {
+package struct TestRegistryState<Executor: AnyObject>: ~Copyable {
   /// A task an executor has met.
   package struct Member {
     package let executor: Executor
@@ -180,8 +180,9 @@ package struct TestRegistryState<Executor: AnyObject> {
   package mutating func leaves(
     task: TaskRef?, current: TaskRef?
   ) -> (job: LineageState<Executor>.OutsideJob, adopter: Executor?)? {
-    guard watchers > 0 || (task ?? current).flatMap(lineage.adopter(of:)) != nil,
-      let job = lineage.leaves(task: task, current: current)
+    var isAdopted = false
+    if let owner = task ?? current { isAdopted = lineage.adopter(of: owner) != nil }
+    guard watchers > 0 || isAdopted, let job = lineage.leaves(task: task, current: current)
     else { return nil }
     return (job, lineage.adopter(of: job.task))
   }
