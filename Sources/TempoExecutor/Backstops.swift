@@ -33,11 +33,13 @@ final class Backstops: @unchecked Sendable {
   /// `milliseconds` have passed.
   func arm(_ executor: TestExecutor, milliseconds: Int) {
     let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(milliseconds) * 1_000_000
-    let signal = lock.withLock { () -> Bool in
-      schedule.arm(executor, deadline: deadline)
-      defer { isIdle = false }
-      return isIdle
-    }
+    // The lock by hand, not `withLock`: a debug build calls that generically, at nearly every
+    // step of an advance.
+    lock.lock()
+    schedule.arm(executor, deadline: deadline)
+    let signal = isIdle
+    isIdle = false
+    lock.unlock()
     if signal { wake.signal() }
   }
 
@@ -76,9 +78,16 @@ final class Backstops: @unchecked Sendable {
 /// let (due, next) = schedule.takeDue(at: later)   // due: [executor]; next: nil, none left
 /// ```
 package struct BackstopSchedule<Owner: AnyObject> {
+  /// A backstop armed: a struct, not a tuple, whose metadata a debug build would look up at
+  /// every use of the array.
+  private struct Armed {
+    let deadline: UInt64
+    var owner: Owner?
+  }
+
   /// `armed[head...]` is in deadline order; the entries before `head` have fired, and hold
   /// nothing.
-  private var armed: [(deadline: UInt64, owner: Owner?)] = []
+  private var armed: [Armed] = []
   private var head = 0
 
   package init() {}
@@ -90,7 +99,7 @@ package struct BackstopSchedule<Owner: AnyObject> {
   /// Arms a backstop for `owner`, due at `deadline`: no earlier than any armed before, since
   /// every backstop is the same distance from its arming.
   package mutating func arm(_ owner: Owner, deadline: UInt64) {
-    armed.append((deadline, owner))
+    armed.append(Armed(deadline: deadline, owner: owner))
   }
 
   /// Takes the owners whose deadline is `now` or earlier, in deadline order, which the caller
