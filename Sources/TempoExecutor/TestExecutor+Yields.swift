@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import TempoRuntimeABI
 @_spi(TempoInternals) import TempoSupport
 
@@ -7,21 +8,55 @@ import TempoRuntimeABI
 // executor retains the tasks it meets, and before it answers that the test's work is quiet,
 // looks whether one of them is parked so; if one is, it waits for it to come back.
 
+/// The task a test executor noted last as its member, and ``TestRegistry/membershipChanges`` as
+/// it was read before that note: while it still reads the same, the registry still says the
+/// executor met that task, and another note would change nothing. (Kept by each executor, under
+/// its lock: a task yielding in a loop, or fed by a stream, is resumed by jobs that are not its
+/// own, and each would otherwise take the registry's lock and retain the task again.)
+@available(TempoTestExecutor 1.0, *)
+struct LastNoted {
+  private var address: UnsafeRawPointer?
+  private var id: UInt32 = 0
+  private var membershipChanges: UInt64 = 0
+
+  init() {}
+
+  init(task: TaskRef, membershipChanges: UInt64) {
+    address = task.address
+    id = task.id
+    self.membershipChanges = membershipChanges
+  }
+
+  /// Whether `task` is the one noted last, and the registry's membership is unchanged since.
+  func isCurrent(_ task: TaskRef) -> Bool {
+    guard let address, address == task.address, id == task.id else { return false }
+    return membershipChanges == TestRegistry.membershipChanges.load(ordering: .relaxed)
+  }
+}
+
 @available(TempoTestExecutor 1.0, *)
 extension TestExecutor {
-  /// Remembers `task`, alive, as one of this test's; the first time, watches it for yields.
-  /// `isRetained` says the caller has retained it for that already (see ``retainToWatch(_:)``),
-  /// a retain this call keeps or lets go.
-  func noteMember(_ task: TaskRef, isRetained: Bool = false) {
-    if TestRegistry.note(task, memberOf: self) {
+  /// Remembers `task`, alive, as one of this test's; the first time, watches it for yields
+  /// (unless not `watches`: it cannot be kept, see ``retainToWatch(_:)``). `isRetained` says
+  /// the caller has retained it for that already, a retain this call keeps or lets go.
+  ///
+  /// The task becomes the one noted last (``LastNoted``): until the registry's membership
+  /// changes, a job of it from another context needs no new note.
+  func noteMember(_ task: TaskRef, isRetained: Bool = false, watches: Bool = true) {
+    // Read before the note: a change after it makes the next job note again, which is safe.
+    let changes = TestRegistry.membershipChanges.load(ordering: .relaxed)
+    if TestRegistry.note(task, memberOf: self, watches: watches) {
       watch(task.address, isRetained: isRetained)
     } else if isRetained {
       tempo_task_release(task.address)
     }
+    lock.lock()
+    lastNoted = LastNoted(task: task, membershipChanges: changes)
+    lock.unlock()
   }
 
   /// Watches `task`, alive, for yields (see ``YieldedTasks``), unless it cannot be kept or the
-  /// executor has closed. `isRetained` as for ``noteMember(_:isRetained:)``.
+  /// executor has closed. `isRetained` as for ``noteMember(_:isRetained:watches:)``.
   func watch(_ task: UnsafeRawPointer, isRetained: Bool = false) {
     guard isRetained || retainToWatch(task) else { return }
     let ended = lock.withLock { state.isClosed ? [task] : yieldedTasks.add(task) }

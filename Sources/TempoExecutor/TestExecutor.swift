@@ -57,7 +57,8 @@ import TempoRuntimeABI
 /// goes away.
 @available(TempoTestExecutor 1.0, *)
 package final class TestExecutor: @unchecked Sendable {
-  // Invariant: `lock` guards `state`, `yieldedTasks`, `systemSleeps` and `bodyHasEnded`. Jobs are run, waiters
+  // Invariant: `lock` guards `state`, `yieldedTasks`, `systemSleeps`, `bodyHasEnded` and
+  // `lastNoted`. Jobs are run, waiters
   // resumed, pumps started and tasks released only after unlocking; `state` lets at most one
   // job run at a time. Each task in `yieldedTasks` holds a retain, let go by whoever removes it.
   let lock = Lock(rank: .testExecutor)
@@ -71,6 +72,8 @@ package final class TestExecutor: @unchecked Sendable {
   let controlsSystemSleeps = Atomic<Bool>(false)
   /// Whether the body of the scope that opened the executor has returned (see `bodyEnded()`).
   @exclusivity(unchecked) var bodyHasEnded = false
+  /// The member noted last (see ``noteMember(_:isRetained:watches:)``).
+  @exclusivity(unchecked) var lastNoted = LastNoted()
 
   /// How long the backstop waits before it runs a job that a draining driver has not run.
   static var backstopMilliseconds: Int { 5 }
@@ -256,20 +259,28 @@ package final class TestExecutor: @unchecked Sendable {
     // A task that enqueues itself from a job this executor runs for it (a hop, a yield) was
     // remembered when that job came here. Any other is remembered every time, not only the
     // first: another test may have met a task at the same address since, the memory of an
-    // ended task being reused. It is retained now, while it is surely alive, in case it is
-    // new here and is to be watched for yields.
-    let isMember = isTask && !isRunningJob(of: pointer)
-    let member = isMember ? task : nil
-    let retained = isMember && retainToWatch(pointer)
+    // ended task being reused; unless it is the task noted last, with no change since to who
+    // met whom (a task resumed again and again by the jobs of others: a yield's continuation,
+    // a stream). It is retained now, while it is surely alive, in case it is new here and is
+    // to be watched for yields.
+    let isOwnJob = isTask && isRunningJob(of: pointer)
+    var member = isTask && !isOwnJob ? task : nil
+    var retained = false
     // A task that switches from its own job to the next carries the time that job began: a
     // system sleep it makes there may have read the clock before the switch.
     var carriedStart: UInt64?
-    if isTask, !isMember, controlsSystemSleeps.load(ordering: .relaxed) {
+    if isOwnJob, controlsSystemSleeps.load(ordering: .relaxed) {
       carriedStart = RunningJob.startOfJob(of: pointer)
     }
     // Refused while open, the job is a driver's. (The lock is taken by hand, not through
     // `withLock`, which a debug build calls generically for every job; nothing here throws.)
     lock.lock()
+    if let known = member, lastNoted.isCurrent(known) { member = nil }
+    if member != nil {
+      lock.unlock()
+      retained = retainToWatch(pointer)
+      lock.lock()
+    }
     let (accepted, wake) = state.enqueue(QueuedJob(job), task: pointer)
     let isDriver = !accepted && !state.isClosed
     let isStalled = state.isMainQueueStalled
@@ -301,13 +312,7 @@ package final class TestExecutor: @unchecked Sendable {
       watch(current)
     }
     // The retain keeps the task alive, even if its job has run to its end on another thread.
-    if let member {
-      if retained {
-        noteMember(member, isRetained: true)
-      } else {
-        TestRegistry.note(member, memberOf: self, watches: false)
-      }
-    }
+    if let member { noteMember(member, isRetained: retained, watches: retained) }
     start(wake)
     return true
   }
@@ -315,12 +320,15 @@ package final class TestExecutor: @unchecked Sendable {
   /// Counts a main-actor job of `task` that goes to the main queue; false if it is not counted
   /// (closed, or the task is a driver's).
   func acceptMainJob(task: UnsafeRawPointer) -> Bool {
+    // The job is not on the main queue yet: the task is alive. A task that enqueues itself
+    // from a job this executor runs for it was remembered when that job came here, and so was
+    // the task noted last, with no change since to who met whom.
+    let member = JobIdentity.isTask(task) && !isRunningJob(of: task) ? TaskRef(task) : nil
     lock.lock()
     let accepted = state.mainJobQueued(task: task)
+    let isKnown = member != nil && lastNoted.isCurrent(member!)
     lock.unlock()
-    // The job is not on the main queue yet: the task is alive. A task that enqueues itself
-    // from a job this executor runs for it was remembered when that job came here.
-    if accepted, JobIdentity.isTask(task), !isRunningJob(of: task) { noteMember(TaskRef(task)) }
+    if accepted, !isKnown, let member { noteMember(member) }
     return accepted
   }
 

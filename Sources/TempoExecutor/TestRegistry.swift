@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 @_spi(TempoInternals) import TempoSupport
 
 /// The one registry of the test executors: ``TestRegistryState`` (the executors open now, the
@@ -28,6 +29,18 @@ enum TestRegistry {
 
   /// The storage behind its lock. (Internal for `TestRegistry+Testing.swift`.)
   static let box = Box()
+
+  /// Counts the changes to who has met which task that an executor's own note did not make:
+  /// an executor closed (its members forgotten), or a task met by one executor met by another.
+  /// An executor that noted a task when this read `n` need not note it again while it still
+  /// reads `n` (``TestExecutor/noteMember(_:isRetained:watches:)``). Written under the registry's lock,
+  /// read without it: a stale read only costs a note.
+  static let membershipChanges = Atomic<UInt64>(0)
+
+  /// The registry's membership has changed (see ``membershipChanges``).
+  private static func membershipChanged() {
+    membershipChanges.add(1, ordering: .relaxed)
+  }
 
   /// ``Storage`` and the lock that guards it. Not a `LockedBox`: the lookups on the path of
   /// every job take the lock by hand, where a debug build would call a generic closure.
@@ -63,6 +76,7 @@ enum TestRegistry {
     let released = box.withLock { storage in
       let (hooks, released) = storage.state.closed(executor)
       RuntimeHooks.apply(hooks, saving: &storage.previous)
+      membershipChanged()
       return released
     }
     // The executors are released after unlocking.
@@ -84,7 +98,11 @@ enum TestRegistry {
   static func note(
     _ task: TaskRef, memberOf executor: TestExecutor, watches: Bool = true
   ) -> Bool {
-    let noted = box.withLock { $0.state.note(task, memberOf: executor, watches: watches) }
+    let noted = box.withLock { storage in
+      let noted = storage.state.note(task, memberOf: executor, watches: watches)
+      if let replaced = noted.replaced, replaced.executor !== executor { membershipChanged() }
+      return noted
+    }
     return withExtendedLifetime(noted.replaced) { noted.isNew }
   }
 
@@ -218,7 +236,9 @@ enum TestRegistry {
       // the executor's own lock (ranked after this one).
       guard let adopter else { return (counted, nil) }
       let counts = adopter.countOutsideJob(of: counted.task.address)
-      return (counted, storage.state.countedOutside(counted, by: adopter, counts: counts))
+      let replaced = storage.state.countedOutside(counted, by: adopter, counts: counts)
+      if replaced != nil { membershipChanged() }
+      return (counted, replaced)
     }
     withExtendedLifetime(replaced) {}
     return counted
@@ -247,6 +267,7 @@ enum TestRegistry {
       // In the same step, so that no job of theirs passes between: from here on their jobs go
       // to the executor, and those in flight count there until they have run.
       if inFlight > 0 { executor.addOutsideJobs(inFlight) }
+      if !replaced.isEmpty { membershipChanged() }
       return replaced
     }
     withExtendedLifetime(replaced) {}
