@@ -1,3 +1,4 @@
+import Foundation
 import TempoClocks
 import TempoExecutor
 import TempoSchedulers
@@ -479,5 +480,32 @@ struct AutoAdvancing: Sendable {
     #expect(!ended.activity.isRunningTest)
     let observation = HangObservation(progress: 0, activity: ended.activity, isPending: true)
     #expect(!observation.holdsTestUp)
+  }
+}
+
+/// Many tests at once, half of them ending with a task left sleeping, half blocked on a sleep
+/// of their own: each blocked test gets one report naming its own sleep, and no sleep left by
+/// an ended test is reported anywhere (a stray report would fail the test it lands in, or the
+/// run). `TEMPO_ISOLATION_RUNS=500 swift test --filter LeakedSleepers` runs 500.
+@Suite struct LeakedSleepersTests {
+  static let runs = Int(ProcessInfo.processInfo.environment["TEMPO_ISOLATION_RUNS"] ?? "") ?? 40
+
+  @Test(arguments: 0..<runs)
+  func aSleepLeftByAnEndedTestIsReportedIntoNoOtherTest(run: Int) async {
+    let clock = TestClock()
+    guard run.isMultiple(of: 2) else {
+      // Leaves a task sleeping, due long after any other test's sleep, and ends.
+      Task { try await clock.sleep(for: .seconds(100_000 + run)) }
+      await clock.advance()
+      #expect(clock.pendingWorkCount == 1)
+      return
+    }
+    let issues = await hangReports {
+      let task = Task { try await clock.sleep(for: .seconds(run + 1)) }
+      _ = await task.result
+    }
+    #expect(issues.count == 1)
+    #expect(issues.first?.contains("- due at \(run + 1).0 seconds on TestClock") == true)
+    #expect(issues.first?.contains("due at 1000") == false)  // no sleep a leaver left
   }
 }
