@@ -22,7 +22,7 @@ strip --strip-debug -o "$binary.stripped" "$binary"
 count() {
   SWIFT_DETERMINISTIC_HASHING=1 setarch "$(uname -m)" -R \
     valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-    --toggle-collect='*measured*' "$binary.stripped" "$1" "$size" 2>&1 |
+    --toggle-collect='*measured*' "$binary.stripped" "$1" "$size" warm 2>&1 |
     awk '/Collected/ { print $4 }'
 }
 

@@ -72,7 +72,9 @@ extension Timeline {
   ) -> Handle {
     let handle = handleType.init(
       timeline: self, interval: interval, repeats: repeats, start: date, action: action)
-    handle.label = label
+    // Only a system sleep has a label: the others skip the store (unspecialized code writes a
+    // generic class's field through its metadata).
+    if label != nil { handle.label = label }
     let (problem, released, auto) = lock.withLock {
       () -> (TimelineState<Time, Interval>.DateProblem?, AnyObject?, AutoAdvance?) in
       (state.schedule(handle, after: date, sequence: takeSequence()), updateHold(), self.auto)

@@ -78,11 +78,12 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
 
   // MARK: - Scheduling
 
-  /// The next sequence number of a timeline that numbers its own work.
-  @inline(__always)
   /// How many sequence numbers have been taken: every item ever scheduled here.
+  @inline(__always)
   var scheduledCount: UInt64 { nextSequence }
 
+  /// The next sequence number of a timeline that numbers its own work.
+  @inline(__always)
   mutating func takeSequence() -> UInt64 {
     defer { nextSequence &+= 1 }
     return nextSequence
