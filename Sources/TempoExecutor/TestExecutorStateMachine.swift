@@ -39,6 +39,7 @@
 /// runs generic code unspecialized, copying every generic value through its value witnesses
 /// and looking up the metadata of every nested type at each access, and this is the path of
 /// every job of every test.
+@available(TempoTestExecutor 1.0, *)
 struct TestExecutorStateMachine: ~Copyable {
   typealias Job = QueuedJob
 
@@ -563,6 +564,7 @@ struct TestExecutorStateMachine: ~Copyable {
 /// let queued = QueuedJob(job)
 /// queued.job.runSynchronously(on: executor)
 /// ```
+@available(TempoTestExecutor 1.0, *)
 struct QueuedJob: Equatable {
   let address: UnsafeRawPointer
 
