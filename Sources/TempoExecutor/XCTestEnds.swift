@@ -25,10 +25,6 @@ package enum XCTestEnds {
     var mark: UInt64
   }
 
-  private struct WeakExecutor {
-    weak var executor: TestExecutor?
-  }
-
   private struct State {
     var isObserving = false
     /// The test running now, counted from 1; 0 before the first.
@@ -37,8 +33,10 @@ package enum XCTestEnds {
     var sources: [WatchedSource] = []
     /// Where `sources` is pruned of dead entries next.
     var pruneAt = 64
-    /// The executors clocks opened while the current test ran.
-    var executors: [WeakExecutor] = []
+    /// The executors clocks opened while the current test ran, each with a lease taken here,
+    /// so that it stays open until the test's end looks at it (a clock made in the test goes
+    /// away as the test method returns, before its teardown).
+    var executors: [TestExecutor] = []
   }
 
   private static let state = LockedBox(State())
@@ -50,13 +48,14 @@ package enum XCTestEnds {
 
   /// A test starts: what happens from now on is its.
   package static func testWillStart() {
-    let dropped = state.withLock { state -> [WeakExecutor] in
+    let dropped = state.withLock { state -> [TestExecutor] in
       state.test += 1
       state.isRunning = true
       defer { state.executors = [] }
       return state.executors
     }
-    withExtendedLifetime(dropped) {}
+    // Those of a test whose end was not seen: their leases are let go.
+    for executor in dropped { executor.releaseLease() }
   }
 
   /// Watches `source`, made now, if XCTest's observer is registered.
@@ -73,10 +72,16 @@ package enum XCTestEnds {
 
   /// A clock opened `executor` for a task of the test running now, if an XCTest test runs.
   package static func opened(_ executor: TestExecutor) {
-    state.withLock { state in
-      guard state.isObserving, state.isRunning else { return }
-      state.executors.append(WeakExecutor(executor: executor))
+    let isTheTests = state.withLock { state in state.isObserving && state.isRunning }
+    // The lease is taken outside the registry of tests (an executor's lock is its own), and
+    // let go if the test ended meanwhile.
+    guard isTheTests, executor.retainLease() else { return }
+    let kept = state.withLock { state -> Bool in
+      guard state.isRunning else { return false }
+      state.executors.append(executor)
+      return true
     }
+    if !kept { executor.releaseLease() }
   }
 
   /// What the end of an XCTest test found: the pending work of the sources it used, one
@@ -84,20 +89,30 @@ package enum XCTestEnds {
   package struct Leftover: Sendable {
     package let pending: [String]
     package let location: SourceLocation?
+    /// Whether, with nothing pending, a task the test started has not finished.
+    package var tasksAreRunning = false
   }
 
   /// The test running now ends: its executors settle, end their background work and close;
-  /// answers the pending work of the sources it used, or nil if none has any. Each source is
-  /// looked at as it is now, and not again for this work at a later test's end.
+  /// answers the pending work of the sources it used, or, if none has any, whether a task the
+  /// test started has not finished; nil if neither. Each source is looked at as it is now, and
+  /// not again for this work at a later test's end.
   package static func testEnded(at location: SourceLocation) async -> Leftover? {
     let executors = state.withLock { state -> [TestExecutor] in
       state.isRunning = false
       defer { state.executors = [] }
-      return state.executors.compactMap(\.executor)
+      return state.executors
     }
-    for executor in executors where executor.isOpen {
-      _ = await executor.endBackgroundWork(at: location)
-      executor.close()
+    // The task that asks (the teardown block's) is no task the test left running.
+    let asking = TestExecutor.currentTaskPointer
+    var tasksAreRunning = false
+    for executor in executors {
+      if executor.isOpen {
+        _ = await executor.endBackgroundWork(at: location)
+        tasksAreRunning = tasksAreRunning || executor.hasUnfinishedTasks(besides: asking)
+        executor.close()
+      }
+      executor.releaseLease()
     }
     let watched = state.withLock { state in
       state.sources.compactMap { entry in entry.source.map { ($0, entry.mark) } }
@@ -123,6 +138,8 @@ package enum XCTestEnds {
       }
     }
     withExtendedLifetime(watched) {}
-    return pending.isEmpty ? nil : Leftover(pending: pending, location: firstLine)
+    guard pending.isEmpty else { return Leftover(pending: pending, location: firstLine) }
+    return tasksAreRunning
+      ? Leftover(pending: [], location: nil, tasksAreRunning: true) : nil
   }
 }

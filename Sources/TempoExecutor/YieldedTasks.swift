@@ -138,6 +138,16 @@ struct YieldedTasks {
     return dropped
   }
 
+  /// Whether a task watched, other than those in `skipping` (the test's own task, the one
+  /// asking), has not ended: at a test's end, with its work quiet, such a task waits on
+  /// something no clock or scheduler of the test controls (a stream, a continuation, another
+  /// task, work outside the test).
+  ///
+  /// - Complexity: O(*n*), where *n* is the number of tasks watched.
+  func hasUnfinished(skipping: [UnsafeRawPointer?]) -> Bool {
+    tasks.contains { task in !skipping.contains(task) && !tempo_task_is_complete(task) }
+  }
+
   /// Stops watching every task; the caller releases them after unlocking.
   mutating func removeAll() -> [UnsafeRawPointer] {
     defer { tasks = [] }

@@ -44,7 +44,7 @@ func endOfXCTest(named name: String) async {
   let policy = LeftoverWork.inXCTests
   guard policy != .ignore else { return }
   let listing = LeftoverMessage.compose(
-    pending: leftover.pending, tasksAreRunning: false, stuck: [])
+    pending: leftover.pending, tasksAreRunning: leftover.tasksAreRunning, stuck: [])
   let message =
     "\(name): " + listing
     + (policy == .warn

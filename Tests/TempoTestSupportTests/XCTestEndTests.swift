@@ -95,4 +95,39 @@ final class XCTestEndTests: XCTestCase {
     await clock.advance(by: .seconds(1))
     expected = ["due at 3.0 seconds"]
   }
+
+  /// Keeps a stream's continuation alive past the test, so that its stream never finishes.
+  private static let openStreams = LockedBox<[AsyncStream<Int>.Continuation]>([])
+
+  /// A task the test started waits on a stream that never yields: nothing is pending on a
+  /// clock, and the task has not finished when the test ends.
+  func test8ATaskThatHasNotFinishedIsReported() async {
+    let clock = clock
+    await clock.advance(by: .seconds(1))  // the property clock's executor opens for this test
+    let (stream, continuation) = AsyncStream<Int>.makeStream()
+    Self.openStreams.withLock { $0.append(continuation) }
+    Task { for await _ in stream {} }
+    await clock.advance(by: .seconds(1))
+    expected = [
+      "test8ATaskThatHasNotFinishedIsReported", "A task started in the test has not finished",
+    ]
+  }
+
+  /// The same with a clock made in the test: its tasks are the test's from the start.
+  func test9ATaskOfAClockMadeInTheTestThatHasNotFinishedIsReported() async {
+    let clock = TestClock()
+    let (stream, continuation) = AsyncStream<Int>.makeStream()
+    Self.openStreams.withLock { $0.append(continuation) }
+    Task { for await _ in stream {} }
+    await clock.advance(by: .seconds(1))
+    expected = ["A task started in the test has not finished"]
+  }
+
+  /// A task that finished before the test ended is not reported.
+  func test10ATaskThatFinishedIsNotReported() async {
+    let clock = TestClock()
+    let task = Task { try await clock.sleep(for: .seconds(1)) }
+    await clock.advance(by: .seconds(1))
+    _ = await task.result
+  }
 }
