@@ -58,9 +58,9 @@ import TempoRuntimeABI
 @available(TempoTestExecutor 1.0, *)
 package final class TestExecutor: @unchecked Sendable {
   // Invariant: `lock` guards `state`, `yieldedTasks`, `systemSleeps`, `bodyHasEnded` and
-  // `lastNoted`. Jobs are run, waiters
-  // resumed, pumps started and tasks released only after unlocking; `state` lets at most one
-  // job run at a time. Each task in `yieldedTasks` holds a retain, let go by whoever removes it.
+  // `lastNoted`. Jobs are run, waiters resumed, pumps started and tasks released only after
+  // unlocking; `state` lets at most one job run at a time. Each task in `yieldedTasks` holds a
+  // retain, let go by whoever removes it.
   let lock = Lock(rank: .testExecutor)
   @exclusivity(unchecked) var state = TestExecutorStateMachine()
   /// The test's tasks watched for a yield the executor cannot see (`TestExecutor+Yields.swift`).

@@ -33,8 +33,8 @@ enum TestRegistry {
   /// Counts the changes to who has met which task that an executor's own note did not make:
   /// an executor closed (its members forgotten), or a task met by one executor met by another.
   /// An executor that noted a task when this read `n` need not note it again while it still
-  /// reads `n` (``TestExecutor/noteMember(_:isRetained:watches:)``). Written under the registry's lock,
-  /// read without it: a stale read only costs a note.
+  /// reads `n` (``TestExecutor/noteMember(_:isRetained:watches:)``). Written under the
+  /// registry's lock, read without it: a stale read only costs a note.
   static let membershipChanges = Atomic<UInt64>(0)
 
   /// The registry's membership has changed (see ``membershipChanges``).
