@@ -28,6 +28,9 @@ struct MissingHooksTests {
             try? await clock.sleep(for: .seconds(1))
             woke.append("woke")
           }
+          // The fallback does not wait for the task to reach its sleep: an advance that came
+          // first would move time past it (seen once in CI, on a busy machine).
+          await waitUntil { clock.pendingWorkCount == 1 }
           await clock.advance(by: .seconds(1))
           // The fallback cannot promise more: what it waited for has run, or is about to.
           await waitUntil { woke.values == ["woke"] }
