@@ -326,7 +326,8 @@ package final class TestExecutor: @unchecked Sendable {
     let member = JobIdentity.isTask(task) && !isRunningJob(of: task) ? TaskRef(task) : nil
     lock.lock()
     let accepted = state.mainJobQueued(task: task)
-    let isKnown = member != nil && lastNoted.isCurrent(member!)
+    var isKnown = false
+    if let member { isKnown = lastNoted.isCurrent(member) }
     lock.unlock()
     if accepted, !isKnown, let member { noteMember(member) }
     return accepted

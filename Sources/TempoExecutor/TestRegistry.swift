@@ -134,13 +134,17 @@ enum TestRegistry {
   ) -> (byCurrent: TestExecutor?, byJob: TestExecutor?) {
     // The IDs are read before locking: both tasks are alive. (By hand, with no `map` or
     // `withLock`: a debug build calls those generically, and this is asked for many jobs.)
+    var currentTask: TaskRef?
+    var jobTask: TaskRef?
+    if let current { currentTask = TaskRef(current) }
+    if let job { jobTask = TaskRef(job) }
     var byCurrent: TestExecutor?
     var byJob: TestExecutor?
-    let currentID = current == nil ? 0 : JobIdentity.taskID(current!)
-    let jobID = job == nil ? 0 : JobIdentity.taskID(job!)
     box.lock.lock()
-    if let current { byCurrent = box.storage.state.member(at: current, id: currentID) }
-    if let job { byJob = box.storage.state.member(at: job, id: jobID) }
+    if let task = currentTask {
+      byCurrent = box.storage.state.member(at: task.address, id: task.id)
+    }
+    if let task = jobTask { byJob = box.storage.state.member(at: task.address, id: task.id) }
     box.lock.unlock()
     return (byCurrent, byJob)
   }

@@ -25,6 +25,23 @@ final class LockedCount: @unchecked Sendable {
   var value: Int { lock.withLock { count } }
 }
 
+/// The check of a scenario whose task sets `cell` once, after `first + second` of virtual time:
+/// advances `clock` by `first` (the cell must still be nil) and then by `second` (it must hold
+/// `expected`), then cancels `task` and waits for it. Answers the failures.
+func nothingThen<Value: Equatable & Sendable>(
+  _ expected: Value, in cell: Cell<Value?>, of task: Task<Void, Never>,
+  advancing clock: TempoClocks.TestClock<Duration>, by first: Duration, then second: Duration
+) async -> [String] {
+  await clock.advance(by: first)
+  let early = await cell.value
+  await clock.advance(by: second)
+  let late = await cell.value
+  task.cancel()
+  await task.value
+  return early == nil && late == expected
+    ? [] : ["\(String(describing: early)) | \(String(describing: late))"]
+}
+
 struct NonisolatedScenario: Sendable {
   let name: String
   let body: @Sendable (TempoClocks.TestClock<Duration>) async -> [String]
@@ -117,14 +134,8 @@ extension NonisolatedScenario {
         }
         await got.set(value)
       }
-      await clock.advance(by: .seconds(1))
-      let early = await got.value
-      await clock.advance(by: .seconds(1))
-      let late = await got.value
-      task.cancel()
-      await task.value
-      return early == nil && late == 42
-        ? [] : ["\(String(describing: early)) | \(String(describing: late))"]
+      return await nothingThen(
+        42, in: got, of: task, advancing: clock, by: .seconds(1), then: .seconds(1))
     },
     NonisolatedScenario(name: "retry-backoff") { clock in
       let attempts = Cell(0)

@@ -28,14 +28,9 @@ extension NonisolatedScenario {
         do { try await Task.sleep(for: .milliseconds(1_500)) } catch { return }
         await message.set("Welcome!")
       }
-      await clock.advance(by: .milliseconds(1_499))
-      let early = await message.value
-      await clock.advance(by: .milliseconds(1))
-      let late = await message.value
-      task.cancel()
-      await task.value
-      return early == nil && late == "Welcome!"
-        ? [] : ["\(String(describing: early)) | \(String(describing: late))"]
+      return await nothingThen(
+        "Welcome!", in: message, of: task, advancing: clock, by: .milliseconds(1_499),
+        then: .milliseconds(1))
     },
     NonisolatedScenario(name: "system-checked-continuation") { clock in
       await clock.controlSystemSleeps()
@@ -50,14 +45,8 @@ extension NonisolatedScenario {
         }
         await got.set(value)
       }
-      await clock.advance(by: .seconds(1))
-      let early = await got.value
-      await clock.advance(by: .seconds(1))
-      let late = await got.value
-      task.cancel()
-      await task.value
-      return early == nil && late == 42
-        ? [] : ["\(String(describing: early)) | \(String(describing: late))"]
+      return await nothingThen(
+        42, in: got, of: task, advancing: clock, by: .seconds(1), then: .seconds(1))
     },
     NonisolatedScenario(name: "system-retry-backoff") { clock in
       // Counted behind a lock: a sleep right after a call into an actor stays real (the task
