@@ -30,6 +30,13 @@ package struct TaskRef: Hashable, @unchecked Sendable {
 /// the executor opened for the advancing task adopts its descendants (``adopt(descendantsOf:by:)``)
 /// and waits for their jobs still in flight.
 ///
+/// A task whose own job is seen here is retained when it can be
+/// (``leaves(task:current:retainable:)``), so that its adopter can watch it for a yield it
+/// cannot see (`YieldedTasks`): by the first advance, a task that hopped to an actor and left
+/// it may be parked in a yield that went past every hook, and only a task kept alive can be
+/// read. The retain goes to the adopter, or is let go of once the task has ended
+/// (``releaseEnded(isComplete:)``) or nobody watches (``removeUnadopted()``).
+///
 /// `Owner` is the executor type (generic, so that the rules are tested without one).
 package struct LineageState<Owner: AnyObject>: ~Copyable {
   /// Jobs on their way outside any test executor, and how many of them an adopter counts.
@@ -56,6 +63,8 @@ package struct LineageState<Owner: AnyObject>: ~Copyable {
     package var isStartedOutsideAnyTask = false
     /// How many entries were made before this one (see ``made``).
     package var madeAt = 0
+    /// Whether the lineage holds a retain of the task (see ``leaves(task:current:retainable:)``).
+    package var isRetained = false
   }
 
   /// A job on its way, as ``leaves(task:current:)`` counted it.
@@ -66,12 +75,29 @@ package struct LineageState<Owner: AnyObject>: ~Copyable {
     package let isTasks: Bool
     /// Whether the task is new, and adopted with its creator: its executor must remember it.
     package let isNewlyAdopted: Bool
+    /// Whether the lineage now holds a retain of the task, which the caller takes.
+    package let retainsTask: Bool
 
-    package init(task: TaskRef, isTasks: Bool, isNewlyAdopted: Bool = false) {
+    package init(
+      task: TaskRef, isTasks: Bool, isNewlyAdopted: Bool = false, retainsTask: Bool = false
+    ) {
       self.task = task
       self.isTasks = isTasks
       self.isNewlyAdopted = isNewlyAdopted
+      self.retainsTask = retainsTask
     }
+  }
+
+  /// What ``adopt(descendantsOf:by:countingRoot:)`` did.
+  package struct Adoption {
+    /// The tasks adopted, the owner's members from now on.
+    package var tasks: [TaskRef] = []
+    /// Those of them the lineage had retained: the retains go to the owner, which watches them.
+    package var retained: [UnsafeRawPointer] = []
+    /// Retains the lineage no longer needs (the root's), for the caller to drop after unlocking.
+    package var released: [UnsafeRawPointer] = []
+    /// How many jobs in flight the owner counts until each ``finished(_:)``.
+    package var inFlight = 0
   }
 
   /// The tasks seen, by address. An entry whose ID differs from the task now at its address
@@ -82,28 +108,49 @@ package struct LineageState<Owner: AnyObject>: ~Copyable {
   /// tasks seen before it from those seen since (``testTask(of:seenBefore:)``).
   package private(set) var made = 0
 
+  /// How many entries hold a retain.
+  package private(set) var retainedCount = 0
+  /// The count of retains at which ``needsReleasingEnded`` turns true.
+  private var releaseEndedAt = 64
+
   package init() {}
+
+  /// Whether enough tasks are retained that those that have ended should be let go of
+  /// (``releaseEnded(isComplete:)``), so that a long watch does not keep every task it saw.
+  package var needsReleasingEnded: Bool { retainedCount >= releaseEndedAt }
 
   /// A job leaves for outside any test executor: `task` if the job is a task's, else the task
   /// that enqueued it (`current`). A task not seen before is new, and `current` created it
   /// (if older: a creator is always older than what it creates). Returns how the job counts,
   /// to hand to ``finished(_:)`` when it has run.
-  package mutating func leaves(task: TaskRef?, current: TaskRef?) -> OutsideJob? {
+  ///
+  /// - Parameter retainable: Whether `task` (the job's own, alive now) can be kept by a retain;
+  ///   if so, a new entry not adopted at once holds one, which the caller takes
+  ///   (``OutsideJob/retainsTask``).
+  package mutating func leaves(
+    task: TaskRef?, current: TaskRef?, retainable: Bool = false
+  ) -> OutsideJob? {
     guard let owner = task ?? current else { return nil }
     var isNew = false
+    var retains = false
     if entries[owner.address]?.id != owner.id {
       let ancestors = task == nil ? [] : ancestors(ofNew: owner, by: current)
       // A task started by an adopted task, after the adoption, is adopted too: its creator's
       // executor may not have seen it start.
       var adopter: Owner?
       if let parent = ancestors.last { adopter = self.adopter(of: parent) }
+      // (An entry replaced here held no retain: a retained task's address is not reused.)
+      retains = task != nil && retainable && adopter == nil
       entries[owner.address] = Entry(
         id: owner.id, ancestors: ancestors, adoptedBy: adopter,
-        isStartedOutsideAnyTask: task != nil && current == nil, madeAt: made)
+        isStartedOutsideAnyTask: task != nil && current == nil, madeAt: made,
+        isRetained: retains)
       made += 1
+      if retains { retainedCount += 1 }
       isNew = adopter != nil
     }
-    let job = OutsideJob(task: owner, isTasks: task != nil, isNewlyAdopted: isNew)
+    let job = OutsideJob(
+      task: owner, isTasks: task != nil, isNewlyAdopted: isNew, retainsTask: retains)
     update(job) { $0.inFlight += 1 }
     return job
   }
@@ -169,28 +216,59 @@ package struct LineageState<Owner: AnyObject>: ~Copyable {
   /// flight that the owner counts until each ``finished(_:)``: every job of the tasks it adopts,
   /// and those of `root` that are no task's. `root`'s own jobs count only if `countingRoot`:
   /// not when `root` advances, since it is the task that waits for the work then.
+  /// The retains of the tasks adopted go to `owner` (``Adoption/retained``); the root's is let
+  /// go of.
   package mutating func adopt(
     descendantsOf root: TaskRef, by owner: Owner, countingRoot: Bool = false
-  ) -> (tasks: [TaskRef], inFlight: Int) {
-    var tasks: [TaskRef] = []
-    var inFlight = 0
+  ) -> Adoption {
+    var adoption = Adoption()
     for (address, entry) in entries where entry.adoptedBy == nil && entry.ancestors.contains(root) {
       entries[address]!.adoptedBy = owner
       entries[address]!.jobs.counted = entry.jobs.inFlight
       entries[address]!.others.counted = entry.others.inFlight
-      tasks.append(TaskRef(address: address, id: entry.id))
-      inFlight += entry.jobs.inFlight + entry.others.inFlight
+      adoption.tasks.append(TaskRef(address: address, id: entry.id))
+      adoption.inFlight += entry.jobs.inFlight + entry.others.inFlight
+      if entry.isRetained {
+        adoption.retained.append(address)
+        dropRetain(at: address)
+      }
     }
     if let entry = entries[root.address], entry.id == root.id, entry.adoptedBy == nil {
       entries[root.address]!.adoptedBy = owner
       entries[root.address]!.others.counted = entry.others.inFlight
-      inFlight += entry.others.inFlight
+      adoption.inFlight += entry.others.inFlight
       if countingRoot {
         entries[root.address]!.jobs.counted = entry.jobs.inFlight
-        inFlight += entry.jobs.inFlight
+        adoption.inFlight += entry.jobs.inFlight
+      }
+      if entry.isRetained {
+        adoption.released.append(root.address)
+        dropRetain(at: root.address)
       }
     }
-    return (tasks, inFlight)
+    return adoption
+  }
+
+  /// Lets go of the retains of the tasks that have ended, as `isComplete` reads them (each a
+  /// retained task, alive): answers them, for the caller to release after unlocking. Their
+  /// entries stay, by name.
+  ///
+  /// - Complexity: O(*n*), where *n* is the number of entries.
+  package mutating func releaseEnded(
+    isComplete: (UnsafeRawPointer) -> Bool
+  ) -> [UnsafeRawPointer] {
+    var ended: [UnsafeRawPointer] = []
+    for (address, entry) in entries where entry.isRetained && isComplete(address) {
+      ended.append(address)
+      dropRetain(at: address)
+    }
+    releaseEndedAt = max(64, retainedCount * 2)
+    return ended
+  }
+
+  private mutating func dropRetain(at address: UnsafeRawPointer) {
+    entries[address]!.isRetained = false
+    retainedCount -= 1
   }
 
   private mutating func update(_ job: OutsideJob, _ body: (inout Flight) -> Void) {
@@ -219,11 +297,20 @@ package struct LineageState<Owner: AnyObject>: ~Copyable {
 
   /// Forgets the tasks nobody adopted and that have no job in flight (nothing watches for a
   /// test any more; a task with jobs still running keeps its count, for the same reason as in
-  /// ``forget(_:)``).
-  package mutating func removeUnadopted() {
+  /// ``forget(_:)``), and lets go of every retain the lineage holds: answers those tasks, for
+  /// the caller to release after unlocking.
+  package mutating func removeUnadopted() -> [UnsafeRawPointer] {
+    var released: [UnsafeRawPointer] = []
+    if retainedCount > 0 {
+      for (address, entry) in entries where entry.isRetained {
+        released.append(address)
+        dropRetain(at: address)
+      }
+    }
     entries = entries.filter {
       $0.value.adoptedBy != nil || $0.value.jobs.inFlight > 0 || $0.value.others.inFlight > 0
     }
+    return released
   }
 
   private func ancestors(ofNew task: TaskRef, by creator: TaskRef?) -> [TaskRef] {

@@ -174,6 +174,19 @@ extension TestExecutor {
     }
   }
 
+  /// Watches `tasks`, adopted from the lineage with its retains, for yields: any of them may
+  /// have left an actor before the adoption and yielded unseen, so the next look looks.
+  func watchAdopted(_ tasks: [UnsafeRawPointer]) {
+    guard !tasks.isEmpty else { return }
+    var ended: [UnsafeRawPointer] = []
+    lock.withLock {
+      guard !state.isClosed else { return ended = tasks }
+      for task in tasks { ended += yieldedTasks.add(task) }
+      yieldedTasks.processingJobQueued()
+    }
+    for task in ended { tempo_task_release(task) }
+  }
+
   /// The executor has adopted tasks it knows by name only (``YieldedTasks/hasMembersMetByName``).
   func noteMembersMetByName() {
     lock.withLock { yieldedTasks.hasMembersMetByName = true }

@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import TempoRuntimeABI
 @_spi(TempoInternals) import TempoSupport
 
 /// The one registry of the test executors: ``TestRegistryState`` (the executors open now, the
@@ -79,7 +80,8 @@ enum TestRegistry {
       membershipChanged()
       return released
     }
-    // The executors are released after unlocking.
+    // The executors and tasks are released after unlocking.
+    for task in released.tasks { tempo_task_release(task) }
     withExtendedLifetime(released) {}
   }
 
@@ -207,9 +209,12 @@ enum TestRegistry {
   /// It stops watching (it went away).
   static func unwatch() {
     guard RuntimeHooks.areAvailable else { return }
-    box.withLock { storage in
-      RuntimeHooks.apply(storage.state.unwatch(), saving: &storage.previous)
+    let released = box.withLock { storage in
+      let (hooks, released) = storage.state.unwatch()
+      RuntimeHooks.apply(hooks, saving: &storage.previous)
+      return released
     }
+    for task in released { tempo_task_release(task) }
   }
 
   /// Whether the current task was seen while watching, and started by no task (see
@@ -228,11 +233,21 @@ enum TestRegistry {
     let task = JobIdentity.isTask(pointer) ? TaskRef(pointer) : nil
     // As for routing: the task the thread runs, even where the runtime has let go of it.
     let current = (TestExecutor.currentTaskPointer ?? RunningJob.task).map(TaskRef.init)
+    // A task's own job: the task is alive, and may be kept for its adopter to watch.
+    let retainable =
+      task != nil && YieldResumePoint.function != nil && !JobIdentity.isAsyncLetChild(pointer)
+    var ended: [UnsafeRawPointer] = []
     let (counted, replaced) = box.withLock {
       storage -> (LineageState<TestExecutor>.OutsideJob?, TestRegistryState<TestExecutor>.Member?)
       in
-      guard let (counted, adopter) = storage.state.leaves(task: task, current: current) else {
-        return (nil, nil)
+      guard
+        let (counted, adopter) = storage.state.leaves(
+          task: task, current: current, retainable: retainable)
+      else { return (nil, nil) }
+      // Taken in the same step as the entry that holds it (a retain runs no code).
+      if counted.retainsTask {
+        tempo_task_retain(pointer)
+        ended = storage.state.releaseEndedTasks(isComplete: tempo_task_is_complete)
       }
       // Usually an adopted task's jobs go to its executor; one that did not (it was being
       // adopted meanwhile) is counted there, unless the executor refuses it (closed, or the
@@ -245,6 +260,7 @@ enum TestRegistry {
       return (counted, replaced)
     }
     withExtendedLifetime(replaced) {}
+    for task in ended { tempo_task_release(task) }
     return counted
   }
 
@@ -265,16 +281,21 @@ enum TestRegistry {
   static func adopt(
     descendantsOf root: TaskRef, by executor: TestExecutor, countingRoot: Bool = false
   ) {
-    let replaced = box.withLock { storage in
-      let (inFlight, replaced) = storage.state.adopt(
+    let adoption = box.withLock { storage in
+      let adoption = storage.state.adopt(
         descendantsOf: root, by: executor, countingRoot: countingRoot)
       // In the same step, so that no job of theirs passes between: from here on their jobs go
       // to the executor, and those in flight count there until they have run.
-      if inFlight > 0 { executor.addOutsideJobs(inFlight) }
-      if !replaced.isEmpty { membershipChanged() }
-      return replaced
+      if adoption.inFlight > 0 { executor.addOutsideJobs(adoption.inFlight) }
+      if !adoption.replaced.isEmpty { membershipChanged() }
+      return adoption
     }
-    withExtendedLifetime(replaced) {}
-    executor.noteMembersMetByName()
+    withExtendedLifetime(adoption.replaced) {}
+    for task in adoption.released { tempo_task_release(task) }
+    // The tasks the lineage kept are watched from now: one may have left an actor and be
+    // parked in a yield no hook saw. Those it knew by name only are watched from their next
+    // processing job.
+    executor.watchAdopted(adoption.watched)
+    if adoption.metByName { executor.noteMembersMetByName() }
   }
 }

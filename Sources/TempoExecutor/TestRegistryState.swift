@@ -72,6 +72,8 @@ package struct TestRegistryState<Executor: AnyObject>: ~Copyable {
   package struct Released {
     var members: [UnsafeRawPointer: Member] = [:]
     var adopters: [Executor] = []
+    /// Tasks the lineage retained (``LineageState/removeUnadopted()``): `tempo_task_release`.
+    package var tasks: [UnsafeRawPointer] = []
   }
 
   /// `executor` closes: its members and the tasks it adopted are forgotten. Answers what the
@@ -84,8 +86,11 @@ package struct TestRegistryState<Executor: AnyObject>: ~Copyable {
     members = members.filter { $0.value.executor !== executor }
     let adopted = lineage.forget(executor)
     // Its tasks' entries go too once nobody watches (else the last watch's end removes them).
-    if watchers == 0 { lineage.removeUnadopted() }
-    return (needsHooks ? .unchanged : .restore, Released(members: before, adopters: adopted))
+    let tasks = watchers == 0 ? lineage.removeUnadopted() : []
+    return (
+      needsHooks ? .unchanged : .restore,
+      Released(members: before, adopters: adopted, tasks: tasks)
+    )
   }
 
   // MARK: Watching
@@ -99,13 +104,14 @@ package struct TestRegistryState<Executor: AnyObject>: ~Copyable {
     return (hooks, lineage.made)
   }
 
-  /// It stops watching. When nobody watches any more, the tasks nobody adopted are forgotten.
-  package mutating func unwatch() -> Hooks {
+  /// It stops watching. When nobody watches any more, the tasks nobody adopted are forgotten;
+  /// answers the tasks the lineage retained, to release after unlocking.
+  package mutating func unwatch() -> (hooks: Hooks, released: [UnsafeRawPointer]) {
     precondition(watchers > 0, "the test registry: a watch ended that never began")
     watchers -= 1
-    guard watchers == 0 else { return .unchanged }
-    lineage.removeUnadopted()
-    return needsHooks ? .unchanged : .restore
+    guard watchers == 0 else { return (.unchanged, []) }
+    let released = lineage.removeUnadopted()
+    return (needsHooks ? .unchanged : .restore, released)
   }
 
   // MARK: Members
@@ -177,14 +183,26 @@ package struct TestRegistryState<Executor: AnyObject>: ~Copyable {
   /// anyone watches or its task was adopted. Answers how it counts, and the adopter that counts
   /// it as its test's work: the caller asks that executor (whose lock ranks after this one's)
   /// and then calls ``countedOutside(_:by:)``.
+  /// `retainable` as for ``LineageState/leaves(task:current:retainable:)``: the caller retains
+  /// the task if the answer's job says so.
   package mutating func leaves(
-    task: TaskRef?, current: TaskRef?
+    task: TaskRef?, current: TaskRef?, retainable: Bool = false
   ) -> (job: LineageState<Executor>.OutsideJob, adopter: Executor?)? {
     var isAdopted = false
     if let owner = task ?? current { isAdopted = lineage.adopter(of: owner) != nil }
-    guard watchers > 0 || isAdopted, let job = lineage.leaves(task: task, current: current)
+    guard watchers > 0 || isAdopted,
+      let job = lineage.leaves(task: task, current: current, retainable: retainable)
     else { return nil }
     return (job, lineage.adopter(of: job.task))
+  }
+
+  /// Lets go of the lineage's retains of tasks that have ended, if enough are held
+  /// (``LineageState/releaseEnded(isComplete:)``); answers them, to release after unlocking.
+  package mutating func releaseEndedTasks(
+    isComplete: (UnsafeRawPointer) -> Bool
+  ) -> [UnsafeRawPointer] {
+    guard lineage.needsReleasingEnded else { return [] }
+    return lineage.releaseEnded(isComplete: isComplete)
   }
 
   /// The adopter of `job`'s task counts it (`counts`), and remembers a task newly adopted with
@@ -203,15 +221,24 @@ package struct TestRegistryState<Executor: AnyObject>: ~Copyable {
   }
 
   /// `executor`, opened for `root`, adopts the tasks `root` started while watched and remembers
-  /// them as its test's; answers how many of their jobs are in flight, for the executor to
-  /// count (``LineageState/adopt(descendantsOf:by:countingRoot:)``), and the member entries
-  /// replaced, to release after unlocking.
+  /// them as its test's (``LineageState/adopt(descendantsOf:by:countingRoot:)``): answers how
+  /// many of their jobs are in flight, for the executor to count; the tasks whose retains it
+  /// takes over, to watch (the others it met by name only); and what to release after
+  /// unlocking: the member entries replaced, and the lineage's retains it no longer needs.
   package mutating func adopt(
     descendantsOf root: TaskRef, by executor: Executor, countingRoot: Bool
-  ) -> (inFlight: Int, replaced: [Member]) {
-    let (tasks, inFlight) = lineage.adopt(
-      descendantsOf: root, by: executor, countingRoot: countingRoot)
-    return (inFlight, tasks.compactMap { note($0, memberOf: executor, watches: false).replaced })
+  ) -> (
+    inFlight: Int, watched: [UnsafeRawPointer], metByName: Bool,
+    replaced: [Member], released: [UnsafeRawPointer]
+  ) {
+    let adoption = lineage.adopt(descendantsOf: root, by: executor, countingRoot: countingRoot)
+    let replaced = adoption.tasks.compactMap { task in
+      note(task, memberOf: executor, watches: adoption.retained.contains(task.address)).replaced
+    }
+    return (
+      adoption.inFlight, adoption.retained, adoption.retained.count < adoption.tasks.count,
+      replaced, adoption.released
+    )
   }
 
   /// Whether `task` was seen while watching, and started by no task; false when nobody

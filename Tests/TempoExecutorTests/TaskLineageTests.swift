@@ -38,9 +38,9 @@ import Testing
     _ = state.leaves(task: grandchild, current: child)
     _ = state.leaves(task: grandchild, current: grandchild)
     _ = state.leaves(task: stranger, current: nil)
-    let (tasks, inFlight) = state.adopt(descendantsOf: test, by: owner)
-    #expect(Set(tasks) == [child, grandchild])
-    #expect(inFlight == 3)
+    let adoption = state.adopt(descendantsOf: test, by: owner)
+    #expect(Set(adoption.tasks) == [child, grandchild])
+    #expect(adoption.inFlight == 3)
     #expect(state.adopter(of: child) === owner)
     #expect(state.adopter(of: stranger) == nil)
     // Adopted once: a second advance adopts nothing again.
@@ -96,8 +96,8 @@ import Testing
     let owner = Owner()
     _ = state.leaves(task: test, current: nil)
     let running = state.leaves(task: test, current: test)!
-    let (_, inFlight) = state.adopt(descendantsOf: test, by: owner, countingRoot: countingRoot)
-    #expect(inFlight == (countingRoot ? 2 : 0))
+    let adoption = state.adopt(descendantsOf: test, by: owner, countingRoot: countingRoot)
+    #expect(adoption.inFlight == (countingRoot ? 2 : 0))
     #expect((state.finished(running) === owner) == countingRoot)
   }
 
@@ -122,9 +122,9 @@ import Testing
     _ = state.leaves(task: test, current: nil)
     let processing = state.leaves(task: nil, current: test)!
     #expect(!processing.isTasks)
-    let (tasks, inFlight) = state.adopt(descendantsOf: test, by: owner)
-    #expect(tasks.isEmpty)
-    #expect(inFlight == 1)
+    let adoption = state.adopt(descendantsOf: test, by: owner)
+    #expect(adoption.tasks.isEmpty)
+    #expect(adoption.inFlight == 1)
     #expect(state.finished(processing) === owner)
   }
 
@@ -159,11 +159,11 @@ import Testing
     _ = state.leaves(task: child, current: test)
     let strangersJob = state.leaves(task: stranger, current: nil)!
     _ = state.adopt(descendantsOf: test, by: owner)
-    state.removeUnadopted()
+    _ = state.removeUnadopted()
     // A task with a job still in flight keeps its count.
     #expect(state.entries.keys.sorted() == [child.address, stranger.address])
     _ = state.finished(strangersJob)
-    state.removeUnadopted()
+    _ = state.removeUnadopted()
     #expect(state.entries.keys.sorted() == [child.address])
     #expect(state.forget(owner).count == 1)
     #expect(state.adopter(of: child) == nil)
@@ -210,5 +210,57 @@ import Testing
     let ancestors = state.entries[creator.address]!.ancestors
     #expect(ancestors.count <= LineageState<Owner>.maximumAncestors)
     #expect(ancestors.first == test)
+  }
+
+  // MARK: Retains
+
+  /// A task whose own job is seen alive is retained (when it can be), once: its adopter takes
+  /// the retain to watch it for yields; the root's retain, which nobody needs, is let go of.
+  @Test func theAdopterTakesTheRetainsOfTheTasksItAdopts() {
+    var state = LineageState<Owner>()
+    #expect(state.leaves(task: test, current: nil, retainable: true)?.retainsTask == true)
+    #expect(state.leaves(task: child, current: test, retainable: true)?.retainsTask == true)
+    #expect(state.leaves(task: child, current: child, retainable: true)?.retainsTask == false)
+    // Not a task's own job, or one that cannot be kept (an `async let` child): no retain.
+    #expect(state.leaves(task: nil, current: child, retainable: true)?.retainsTask == false)
+    #expect(state.leaves(task: grandchild, current: child)?.retainsTask == false)
+    let retained = state.retainedCount
+    #expect(retained == 2)
+    let adoption = state.adopt(descendantsOf: test, by: Owner())
+    #expect(Set(adoption.tasks) == [child, grandchild])
+    #expect(adoption.retained == [child.address])
+    #expect(adoption.released == [test.address])
+    let retainedAfter = state.retainedCount
+    #expect(retainedAfter == 0)
+    // A task an adopted task starts later goes to the adopter by name, unretained.
+    let late = Self.task(0x500, id: 14)
+    #expect(state.leaves(task: late, current: child, retainable: true)?.retainsTask == false)
+  }
+
+  /// The retains of tasks that have ended are let go of once enough are held, and every retain
+  /// when nobody watches any more.
+  @Test func retainsAreLetGoOfWhenTheirTasksEndOrNobodyWatches() {
+    var state = LineageState<Owner>()
+    let tasks = (0..<64).map { Self.task(0x1000 + $0 * 0x100, id: UInt32(100 + $0)) }
+    for task in tasks.dropLast() { _ = state.leaves(task: task, current: nil, retainable: true) }
+    let dueEarly = state.needsReleasingEnded
+    #expect(!dueEarly)
+    _ = state.leaves(task: tasks.last, current: nil, retainable: true)
+    let due = state.needsReleasingEnded
+    #expect(due)
+    let ended = Set(tasks.prefix(40).map(\.address))
+    let released = state.releaseEnded { ended.contains($0) }
+    #expect(Set(released) == ended)
+    let (retained, dueAfter, entries) = (
+      state.retainedCount, state.needsReleasingEnded, state.entries.count
+    )
+    #expect(retained == 24)
+    #expect(!dueAfter)
+    // Their entries stay, by name.
+    #expect(entries == 64)
+    let rest = state.removeUnadopted()
+    #expect(Set(rest) == Set(tasks.suffix(24).map(\.address)))
+    let retainedAtEnd = state.retainedCount
+    #expect(retainedAtEnd == 0)
   }
 }

@@ -21,10 +21,10 @@ import Testing
     #expect(registry.watch().hooks == .unchanged)
     #expect(registry.opened(second) == .keepInstalled)
     #expect(registry.closed(first).hooks == .unchanged)
-    #expect(registry.unwatch() == .unchanged)
+    #expect(registry.unwatch().hooks == .unchanged)
     #expect(registry.closed(second).hooks == .restore)
     #expect(registry.watch().hooks == .install)
-    #expect(registry.unwatch() == .restore)
+    #expect(registry.unwatch().hooks == .restore)
     #expect(registry.closed(second).hooks == .unchanged)  // closing twice changes nothing
   }
 
@@ -74,8 +74,8 @@ import Testing
     let (job, adopter) = registry.leaves(task: child, current: task)!
     #expect(adopter == nil)
     _ = registry.opened(executor)
-    let (inFlight, _) = registry.adopt(descendantsOf: task, by: executor, countingRoot: false)
-    #expect(inFlight == 1)
+    let adoption = registry.adopt(descendantsOf: task, by: executor, countingRoot: false)
+    #expect(adoption.inFlight == 1)
     #expect(registry.member(at: child.address, id: child.id) === executor)
     #expect(registry.finished(job) === executor)  // counted there until it has run
     _ = registry.closed(executor)
@@ -156,7 +156,7 @@ import Testing
         apply(registry.watch().hooks)
         watchers += 1
       case 3 where watchers > 0:
-        apply(registry.unwatch())
+        apply(registry.unwatch().hooks)
         watchers -= 1
       case 4:
         _ = registry.note(task, memberOf: executor)
@@ -193,7 +193,7 @@ import Testing
         if let job = jobs.popLast() {
           _ = registry.finished(job)
         } else if watchers > 0 {
-          apply(registry.unwatch())
+          apply(registry.unwatch().hooks)
           watchers -= 1
         } else if let closing = executors.first(where: { open.contains(ObjectIdentifier($0)) }) {
           apply(registry.closed(closing).hooks)

@@ -130,4 +130,29 @@ final class XCTestEndTests: XCTestCase {
     await clock.advance(by: .seconds(1))
     _ = await task.result
   }
+
+  /// A task started before the property clock's first advance, which has run and waits
+  /// before it: the executor knows it from the lineage only, adopts it at that advance, and
+  /// reports it if it has not finished.
+  func test11ATaskStartedBeforeTheFirstAdvanceThatHasNotFinishedIsReported() async {
+    let clock = clock
+    let (stream, continuation) = AsyncStream<Int>.makeStream()
+    let (started, hasStarted) = AsyncStream<Void>.makeStream()
+    Self.openStreams.withLock { $0.append(continuation) }
+    Task {
+      hasStarted.finish()
+      for await _ in stream {}
+    }
+    for await _ in started {}
+    await clock.advance(by: .seconds(1))
+    expected = ["A task started in the test has not finished"]
+  }
+
+  /// The same task finished before the test ends: nothing is reported.
+  func test12ATaskStartedBeforeTheFirstAdvanceThatFinishedIsNotReported() async {
+    let clock = clock
+    let task = Task { try await clock.sleep(for: .seconds(1)) }
+    await clock.advance(by: .seconds(1))
+    _ = await task.result
+  }
 }
