@@ -218,6 +218,12 @@ extension TestExecutor {
     resume(lock.withLock { state.openerRead(runnable: runnable, at: now) })
   }
 
+  /// Whether the opener is parked in a yield, its continuation not running yet.
+  private var isOpenerParked: Bool {
+    guard let heldOpener else { return false }
+    return Self.isParkedInYield(heldOpener) && !tempo_task_is_runnable(heldOpener)
+  }
+
   /// The pass through the main queue queued as the executor opened for an opener there has
   /// run: the opener's job has ended, and its status now says where it went from there.
   func mainQueuePassRan() {
@@ -230,7 +236,10 @@ extension TestExecutor {
   /// doubling intervals up to a millisecond, until it suspends. A task that runs one job for
   /// more than a second (or a runtime whose task status reads otherwise than Tempo expects) is
   /// taken to have suspended then: time may move while it runs, as it would have without the
-  /// look.
+  /// look. An opener parked in a yield is waited for longer, up to ten seconds: its
+  /// continuation waits for a thread of the platform's executor, which a busy machine, or
+  /// tests beside it that block their threads, may keep from it for more than a second, and it
+  /// will run.
   private func watchOpener(since start: DispatchTime, every microseconds: Int) {
     // Strongly, until it closes (or for a second): a weak reference would give the executor a
     // side table, and every retain and release of it on the path of every job would take the
@@ -241,7 +250,9 @@ extension TestExecutor {
       // for quiet here.
       let isWatched = self.lock.withLock { self.state.opener != nil && !self.state.isClosed }
       guard isWatched else { return }
-      guard DispatchTime.now() < start + .seconds(1) else {
+      let now = DispatchTime.now()
+      guard now < start + .seconds(1) || now < start + .seconds(10) && self.isOpenerParked
+      else {
         self.resume(self.lock.withLock { self.state.openerSuspended() })
         return
       }
