@@ -206,6 +206,7 @@ package final class HangWatch: @unchecked Sendable {
       if case .testMember = role, let read = activity {
         activity?.testTaskIsWaiting = read.testTaskAwaitsItsTasks
       }
+      if case .lineageMember(let test) = role { activity = test.activity }
       return HangObservation(
         progress: handle.progressMark, activity: activity,
         isPending: sleeper.isPending, isAdvancedByItself: handle.isAdvancedByItself)

@@ -190,6 +190,19 @@ package struct LineageState<Owner: AnyObject>: ~Copyable {
     return nil
   }
 
+  /// The task a test runner started from a thread that `task` descends from (or is), if the
+  /// lineage holds a retain of it: the newest of `task` and its ancestors that no task started
+  /// (``isStartedOutsideAnyTask(_:)``). Nil if there is none, or it is not retained (it was
+  /// adopted, or it has ended), or `task` is not known.
+  package func retainedTestTask(of task: TaskRef) -> UnsafeRawPointer? {
+    guard let entry = entries[task.address], entry.id == task.id else { return nil }
+    for candidate in [task] + entry.ancestors.reversed() {
+      guard let seen = entries[candidate.address], seen.id == candidate.id else { continue }
+      if seen.isStartedOutsideAnyTask { return seen.isRetained ? candidate.address : nil }
+    }
+    return nil
+  }
+
   /// The adopter of the job's task counts `job`, which just left, as its test's work.
   package mutating func count(_ job: OutsideJob) {
     update(job) { $0.counted += 1 }

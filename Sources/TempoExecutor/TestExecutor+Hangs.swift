@@ -26,6 +26,13 @@ package enum SleeperRole: Sendable {
   /// the test's task has ended, the sleep is work the test left behind, never a hang of a
   /// later test.
   case testMember(TestExecutor)
+  /// A sleep of another task of a test whose clock was made outside any task, before any
+  /// executor opened for that test (a task an XCTest method started, awaited before the
+  /// property clock's first advance): the test's own task, a task the test runner started
+  /// from a thread, is known from the lineage and kept. The sleep holds the test up only while
+  /// that task is alive and waits for its tasks (a task's value, a group), as for
+  /// ``testMember(_:)``; with no executor, nothing tells whether other work of the test runs.
+  case lineageMember(HeldTask)
 
   /// The executor that tells whether the test is quiet, if any.
   package var executor: TestExecutor? {
@@ -33,6 +40,7 @@ package enum SleeperRole: Sendable {
     case .scoped(let executor), .scopeMember(let executor): executor
     case .testTask(let executor): executor
     case .testMember(let executor): executor
+    case .lineageMember: nil
     }
   }
 
@@ -41,8 +49,34 @@ package enum SleeperRole: Sendable {
   package var scopeExecutor: TestExecutor? {
     switch self {
     case .scoped(let executor), .scopeMember(let executor): executor
-    case .testTask, .testMember: nil
+    case .testTask, .testMember, .lineageMember: nil
     }
+  }
+}
+
+/// A task kept alive by a retain, released when this goes away, so that its status can be
+/// read at any time meanwhile.
+@available(TempoTestExecutor 1.0, *)
+package final class HeldTask: @unchecked Sendable {
+  // Invariant: `task` holds one retain, taken by whoever made this, released once in `deinit`;
+  // nothing but the status reads below reach the task through it.
+  private let task: UnsafeRawPointer
+
+  /// Takes over one retain of `task`.
+  init(retained task: UnsafeRawPointer) {
+    self.task = task
+  }
+
+  deinit { tempo_task_release(task) }
+
+  /// What the hang watch reads of a test with no executor: the task is alive, and waits for
+  /// its tasks (suspended on a task's value or a group; not a continuation, which a yield is
+  /// too).
+  var activity: TestActivity {
+    TestActivity(
+      accepted: 0, isQuiet: true, waitsOnOutsideWork: false,
+      isRunningTest: !tempo_task_is_complete(task),
+      testTaskIsWaiting: !tempo_task_is_runnable(task) && tempo_task_awaits_task_or_group(task))
   }
 }
 
@@ -94,7 +128,8 @@ extension TestExecutor {
       // The test's own task is known alive only while it is kept to be read.
       return executor.heldOpener != nil && executor.isRunningTest ? .testMember(executor) : nil
     }
-    return TestRegistry.currentTaskIsStartedOutsideAnyTask() ? .testTask(nil) : nil
+    if TestRegistry.currentTaskIsStartedOutsideAnyTask() { return .testTask(nil) }
+    return TestRegistry.retainTestTaskOfCurrentTask().map { .lineageMember(HeldTask(retained: $0)) }
   }
 
   /// The executor is open, the body of its scope (if it has one) still runs, and the test's

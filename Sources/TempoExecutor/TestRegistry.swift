@@ -225,6 +225,20 @@ enum TestRegistry {
     return box.withLock { $0.state.isStartedOutsideAnyTask(task) }
   }
 
+  /// The test's task that the current task descends from, if a test runner started it from a
+  /// thread and the lineage keeps it (``LineageState/retainedTestTask(of:)``): retained once
+  /// more for the caller, who reads its status and releases it. Nil when nobody watches.
+  static func retainTestTaskOfCurrentTask() -> UnsafeRawPointer? {
+    guard let current = TestExecutor.currentTaskPointer else { return nil }
+    let task = TaskRef(current)
+    return box.withLock { storage in
+      guard let test = storage.state.retainedTestTask(of: task) else { return nil }
+      // The lineage's own retain keeps it alive while the lock is held.
+      tempo_task_retain(test)
+      return test
+    }
+  }
+
   /// Counts `job` as leaving for outside any test executor (see ``TaskLineage/relay(_:)``); nil
   /// if nobody watches or it counts for no task. Call ``finished(_:)`` with the answer when it
   /// has run.

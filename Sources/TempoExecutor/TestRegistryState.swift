@@ -247,6 +247,12 @@ package struct TestRegistryState<Executor: AnyObject>: ~Copyable {
     watchers > 0 && lineage.isStartedOutsideAnyTask(task)
   }
 
+  /// The test's task that `task` descends from, started by no task and retained by the
+  /// lineage (``LineageState/retainedTestTask(of:)``); nil when nobody watches.
+  package func retainedTestTask(of task: TaskRef) -> UnsafeRawPointer? {
+    watchers > 0 ? lineage.retainedTestTask(of: task) : nil
+  }
+
   /// The task of the test `task` belongs to (``LineageState/testTask(of:clockMade:)``).
   package func testTask(of task: TaskRef, clockMade: Int) -> TaskRef? {
     lineage.testTask(of: task, clockMade: clockMade)

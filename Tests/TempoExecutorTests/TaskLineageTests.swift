@@ -263,4 +263,22 @@ import Testing
     let retainedAtEnd = state.retainedCount
     #expect(retainedAtEnd == 0)
   }
+
+  /// A task's test task, for the hang watch before any executor opened: the newest of it and
+  /// its ancestors that a thread started, while the lineage keeps it.
+  @Test func theRetainedTestTaskIsTheNewestAncestorAThreadStarted() {
+    var state = LineageState<Owner>()
+    _ = state.leaves(task: test, current: nil, retainable: true)  // started by a thread
+    _ = state.leaves(task: child, current: test, retainable: true)
+    _ = state.leaves(task: grandchild, current: child, retainable: true)
+    #expect(state.retainedTestTask(of: grandchild) == test.address)
+    #expect(state.retainedTestTask(of: test) == test.address)
+    // A task whose ancestors no thread started has none; neither has a task never seen.
+    _ = state.leaves(task: stranger, current: Self.task(0x50, id: 1), retainable: true)
+    #expect(state.retainedTestTask(of: stranger) == nil)
+    #expect(state.retainedTestTask(of: Self.task(0x600, id: 30)) == nil)
+    // Once adopted, the test's task is its executor's, and the lineage keeps it no more.
+    _ = state.adopt(descendantsOf: test, by: Owner())
+    #expect(state.retainedTestTask(of: grandchild) == nil)
+  }
 }

@@ -349,6 +349,37 @@ final class HangReportXCTests: XCTestCase {
     assertOneReport(containing: "- due at 5.0 seconds on TestClock", since: started)
   }
 
+  /// No scope and no advance yet: the property clock has no executor, and the test method's
+  /// own task is known from the lineage only.
+  func testASleepOfATaskTheMethodAwaitsBeforeAnyAdvanceIsReportedAndEnded() async {
+    let started = ContinuousClock.now
+    let clock = clock
+    let model = Task { try await clock.sleep(for: .seconds(4)) }
+    if case .success = await model.result { XCTFail("the sleep was not ended") }
+    assertOneReport(containing: "- due at 4.0 seconds on TestClock", since: started)
+  }
+
+  /// The same for a child of a task group the method waits on.
+  func testASleepingChildOfATaskGroupBeforeAnyAdvanceIsReportedAndEnded() async {
+    let started = ContinuousClock.now
+    let clock = clock
+    let ended = await withTaskGroup(of: Bool.self) { group in
+      group.addTask { (try? await clock.sleep(for: .seconds(3))) == nil }
+      return await group.next() ?? false
+    }
+    XCTAssertTrue(ended, "the sleep was not ended")
+    assertOneReport(containing: "- due at 3.0 seconds on TestClock", since: started)
+  }
+
+  /// The same for a sleep on the property scheduler.
+  func testASchedulerSleepOfATaskTheMethodAwaitsBeforeAnyAdvanceIsReportedAndEnded() async {
+    let started = ContinuousClock.now
+    let scheduler = scheduler
+    let model = Task { try await scheduler.sleep(for: .seconds(2)) }
+    if case .success = await model.result { XCTFail("the sleep was not ended") }
+    assertOneReport(containing: "TestScheduler", since: started)
+  }
+
   func testASleepInAScopeIsReportedAndEnded() async {
     let started = ContinuousClock.now
     await withTestExecutor {
