@@ -82,8 +82,17 @@ package struct TestRegistryState<Executor: AnyObject>: ~Copyable {
     guard open.removeValue(forKey: ObjectIdentifier(executor)) != nil else {
       return (.unchanged, Released())
     }
-    let before = members
-    members = members.filter { $0.value.executor !== executor }
+    var before: [UnsafeRawPointer: Member] = [:]
+    if open.isEmpty {
+      // Every member left is this executor's (only open executors have members), and this
+      // executor outlives the call (its caller holds it), so dropping them here releases
+      // nothing: cleared in place, the table keeps its capacity, and the next test's executor
+      // notes its tasks with no allocation.
+      members.removeAll(keepingCapacity: true)
+    } else {
+      before = members
+      members = members.filter { $0.value.executor !== executor }
+    }
     let adopted = lineage.forget(executor)
     // Its tasks' entries go too once nobody watches (else the last watch's end removes them).
     let tasks = watchers == 0 ? lineage.removeUnadopted() : []

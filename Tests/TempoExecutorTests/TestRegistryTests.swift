@@ -46,6 +46,27 @@ import Testing
     #expect(registry.memberCount == 0)
   }
 
+  /// Closing forgets the closing executor's members only: while another is open, its members
+  /// stay; the last to close leaves none (cleared in place, keeping the table's capacity).
+  @Test func closingForgetsOnlyTheClosingExecutorsMembers() {
+    var registry = TestRegistryState<Executor>()
+    let (first, second) = (Executor(), Executor())
+    let other = TaskRef(address: UnsafeRawPointer(bitPattern: 0x3000)!, id: 3)
+    _ = registry.opened(first)
+    _ = registry.opened(second)
+    _ = registry.note(task, memberOf: first)
+    _ = registry.note(other, memberOf: second)
+    _ = registry.closed(first)
+    #expect(registry.member(at: task.address, id: task.id) == nil)
+    #expect(registry.member(at: other.address, id: other.id) === second)
+    #expect(registry.memberCount == 1)
+    _ = registry.closed(second)
+    #expect(registry.memberCount == 0)
+    _ = registry.opened(first)
+    #expect(registry.note(other, memberOf: first).isNew)
+    #expect(registry.member(at: other.address, id: other.id) === first)
+  }
+
   /// An address is reused only once its task has ended: a task older than the one remembered
   /// there (named by an adoption from the lineage, say) does not replace it.
   @Test func anEndedTaskNeverHidesTheLiveTaskAtItsAddress() {
