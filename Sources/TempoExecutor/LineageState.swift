@@ -67,7 +67,7 @@ package struct LineageState<Owner: AnyObject>: ~Copyable {
     package var isRetained = false
   }
 
-  /// A job on its way, as ``leaves(task:current:)`` counted it.
+  /// A job on its way, as ``leaves(task:current:retainable:)`` counted it.
   package struct OutsideJob: Sendable {
     /// The task it counts for.
     package let task: TaskRef
@@ -208,7 +208,7 @@ package struct LineageState<Owner: AnyObject>: ~Copyable {
     update(job) { $0.counted += 1 }
   }
 
-  /// A job that ``leaves(task:current:)`` counted has run; returns the executor that counted
+  /// A job that ``leaves(task:current:retainable:)`` counted has run; returns the executor that counted
   /// it as its test's work, which must count it as finished too. (Jobs of one kind of one task
   /// are told apart by count only; the ones no executor counts are taken first, so an executor
   /// never stops waiting early.)
@@ -229,6 +229,7 @@ package struct LineageState<Owner: AnyObject>: ~Copyable {
   /// flight that the owner counts until each ``finished(_:)``: every job of the tasks it adopts,
   /// and those of `root` that are no task's. `root`'s own jobs count only if `countingRoot`:
   /// not when `root` advances, since it is the task that waits for the work then.
+  ///
   /// The retains of the tasks adopted go to `owner` (``Adoption/retained``); the root's is let
   /// go of.
   package mutating func adopt(

@@ -188,7 +188,7 @@ package struct TestRegistryState<Executor: AnyObject>: ~Copyable {
 
   // MARK: Lineage
 
-  /// A job leaves for outside any test executor (``LineageState/leaves(task:current:)``), while
+  /// A job leaves for outside any test executor (``LineageState/leaves(task:current:retainable:)``), while
   /// anyone watches or its task was adopted. Answers how it counts, and the adopter that counts
   /// it as its test's work: the caller asks that executor (whose lock ranks after this one's)
   /// and then calls ``countedOutside(_:by:)``.
@@ -223,7 +223,7 @@ package struct TestRegistryState<Executor: AnyObject>: ~Copyable {
     return job.isNewlyAdopted ? note(job.task, memberOf: adopter, watches: false).replaced : nil
   }
 
-  /// A job that ``leaves(task:current:)`` counted has run; answers the executor that counted it,
+  /// A job that ``leaves(task:current:retainable:)`` counted has run; answers the executor that counted it,
   /// which must count it as finished too.
   package mutating func finished(_ job: LineageState<Executor>.OutsideJob) -> Executor? {
     lineage.finished(job)
