@@ -15,7 +15,7 @@ import Testing
 @Suite struct UnseenYieldTests {
   /// The test's three advances and what each saw: `[1, 2, 3]` when every yield was seen.
   /// With `waitingForTheHop`, the test advances only once the task has left the actor, and
-  /// the task yields 5,000 times before its first sleep: the first advance finds it yielding.
+  /// the task yields 1,000 times before its first sleep: the first advance finds it yielding.
   static func hopThenYieldThenSleep(
     on clock: TestClock<Duration>, waitingForTheHop: Bool = false
   ) async -> [Int] {
@@ -25,7 +25,7 @@ import Testing
       await counter.touch()  // returns from the actor to nonisolated code, inline
       hasHopped.finish()
       for round in 0..<3 {
-        for _ in 0..<(waitingForTheHop && round == 0 ? 5_000 : 20) { await Task.yield() }
+        for _ in 0..<(waitingForTheHop && round == 0 ? 1_000 : 20) { await Task.yield() }
         do { try await clock.sleep(for: .seconds(1)) } catch { return }
         await counter.increment()
       }
@@ -90,7 +90,7 @@ import Testing
   @Test(arguments: [false, true])
   func aYieldAfterAnActorHopIsSeenWithTheClockMadeOutsideAnyTask(waitingForTheHop: Bool) async {
     var wrong: [[Int]] = []
-    for _ in 0..<(waitingForTheHop ? 5 : Self.runs) {
+    for _ in 0..<(waitingForTheHop ? 3 : Self.runs) {
       let seen = await runAsAnXCTestMethod { clock in
         await Self.hopThenYieldThenSleep(on: clock, waitingForTheHop: waitingForTheHop)
       }
