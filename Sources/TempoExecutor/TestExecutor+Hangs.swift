@@ -70,13 +70,12 @@ package final class HeldTask: @unchecked Sendable {
   deinit { tempo_task_release(task) }
 
   /// What the hang watch reads of a test with no executor: the task is alive, and waits for
-  /// its tasks (suspended on a task's value or a group; not a continuation, which a yield is
-  /// too).
+  /// its tasks (``TestExecutor/awaitsItsTasks(_:)``).
   var activity: TestActivity {
     TestActivity(
       accepted: 0, isQuiet: true, waitsOnOutsideWork: false,
       isRunningTest: !tempo_task_is_complete(task),
-      testTaskIsWaiting: !tempo_task_is_runnable(task) && tempo_task_awaits_task_or_group(task))
+      testTaskIsWaiting: TestExecutor.awaitsItsTasks(task))
   }
 }
 
@@ -140,17 +139,19 @@ extension TestExecutor {
     return !testTaskEnded && lock.withLock { !state.isClosed && !bodyHasEnded }
   }
 
+  /// Whether `task`, kept alive, is suspended on a task's value or a task group: waiting for
+  /// the test's own tasks. Not on a continuation, which a task that yielded and waits for a
+  /// thread is suspended on too.
+  static func awaitsItsTasks(_ task: UnsafeRawPointer) -> Bool {
+    !tempo_task_is_runnable(task) && tempo_task_awaits_task_or_group(task)
+  }
+
   /// What the hang watch reads at each look.
   package var activity: TestActivity {
     lookWhetherOpenerSuspended()
     // The test's own task, for an executor a clock opened: kept alive, so read at any time.
     let opener = heldOpener.map {
-      (
-        ended: tempo_task_is_complete($0),
-        // Suspended on a task's value or a task group: waiting for the test's own tasks. Not a
-        // continuation, which a task that yielded and waits for a thread is suspended on too.
-        waits: !tempo_task_is_runnable($0) && tempo_task_awaits_task_or_group($0)
-      )
+      (ended: tempo_task_is_complete($0), waits: Self.awaitsItsTasks($0))
     }
     return lock.withLock {
       let isRunningTest = !state.isClosed && !bodyHasEnded && opener?.ended != true

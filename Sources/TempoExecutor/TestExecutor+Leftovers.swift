@@ -74,9 +74,10 @@ extension TestExecutor {
   /// Whether a task of the test that this executor keeps, other than the test's own and
   /// `asking`, has not ended (see ``YieldedTasks/hasUnfinished(skipping:)``): asked at the end
   /// of an XCTest test, once its work is quiet, where no task-local census follows the test's
-  /// tasks. Tasks the executor cannot keep (`async let` children, whose scope ends with their
-  /// parent's) and tasks it met by name only (started before a property clock's first advance)
-  /// are not counted. (The statuses are read under the lock, which keeps the tasks retained.)
+  /// tasks. Those started before a property clock's first advance are among them (the lineage
+  /// kept them for the executor that adopted them); tasks no retain can keep (`async let`
+  /// children, whose scope ends with their parent's) are not counted. (The statuses are read
+  /// under the lock, which keeps the tasks retained.)
   package func hasUnfinishedTasks(besides asking: UnsafeRawPointer?) -> Bool {
     lock.withLock { yieldedTasks.hasUnfinished(skipping: [root?.address, asking]) }
   }

@@ -292,6 +292,20 @@ final class HangReportXCTests: XCTestCase {
     XCTAssertLessThan(elapsed, hangReportLimit, file: file, line: lineNumber)
   }
 
+  /// Starts a task that runs `sleep`, awaits it as the test method, and expects the sleep to
+  /// have been ended, with one report containing `line` within the limit.
+  private func assertAwaitedSleepIsReportedAndEnded(
+    containing line: String, file: StaticString = #filePath, lineNumber: UInt = #line,
+    _ sleep: @escaping @Sendable () async throws -> Void
+  ) async {
+    let started = ContinuousClock.now
+    let model = Task { try await sleep() }
+    if case .success = await model.result {
+      XCTFail("the sleep was not ended", file: file, line: lineNumber)
+    }
+    assertOneReport(containing: line, since: started, file: file, lineNumber: lineNumber)
+  }
+
   func testASleepOfTheTestMethodIsReportedAndEnded() async {
     let started = ContinuousClock.now
     var thrown: (any Error)?
@@ -332,31 +346,28 @@ final class HangReportXCTests: XCTestCase {
 
   /// No scope: a task the test method started sleeps on a clock made in the method.
   func testASleepOfATaskTheMethodAwaitsIsReportedAndEnded() async {
-    let started = ContinuousClock.now
     let clock = TestClock()
-    let model = Task { try await clock.sleep(for: .seconds(4)) }
-    if case .success = await model.result { XCTFail("the sleep was not ended") }
-    assertOneReport(containing: "- due at 4.0 seconds on TestClock", since: started)
+    await assertAwaitedSleepIsReportedAndEnded(containing: "- due at 4.0 seconds on TestClock") {
+      try await clock.sleep(for: .seconds(4))
+    }
   }
 
   /// No scope: the property clock, once an advance has opened its executor for the method.
   func testASleepOfATaskAwaitedAfterAnAdvanceIsReportedAndEnded() async {
-    let started = ContinuousClock.now
     let clock = clock
     await clock.advance(by: .seconds(1))
-    let model = Task { try await clock.sleep(for: .seconds(4)) }
-    if case .success = await model.result { XCTFail("the sleep was not ended") }
-    assertOneReport(containing: "- due at 5.0 seconds on TestClock", since: started)
+    await assertAwaitedSleepIsReportedAndEnded(containing: "- due at 5.0 seconds on TestClock") {
+      try await clock.sleep(for: .seconds(4))
+    }
   }
 
   /// No scope and no advance yet: the property clock has no executor, and the test method's
   /// own task is known from the lineage only.
   func testASleepOfATaskTheMethodAwaitsBeforeAnyAdvanceIsReportedAndEnded() async {
-    let started = ContinuousClock.now
     let clock = clock
-    let model = Task { try await clock.sleep(for: .seconds(4)) }
-    if case .success = await model.result { XCTFail("the sleep was not ended") }
-    assertOneReport(containing: "- due at 4.0 seconds on TestClock", since: started)
+    await assertAwaitedSleepIsReportedAndEnded(containing: "- due at 4.0 seconds on TestClock") {
+      try await clock.sleep(for: .seconds(4))
+    }
   }
 
   /// The same for a child of a task group the method waits on.
@@ -373,11 +384,10 @@ final class HangReportXCTests: XCTestCase {
 
   /// The same for a sleep on the property scheduler.
   func testASchedulerSleepOfATaskTheMethodAwaitsBeforeAnyAdvanceIsReportedAndEnded() async {
-    let started = ContinuousClock.now
     let scheduler = scheduler
-    let model = Task { try await scheduler.sleep(for: .seconds(2)) }
-    if case .success = await model.result { XCTFail("the sleep was not ended") }
-    assertOneReport(containing: "TestScheduler", since: started)
+    await assertAwaitedSleepIsReportedAndEnded(containing: "TestScheduler") {
+      try await scheduler.sleep(for: .seconds(2))
+    }
   }
 
   func testASleepInAScopeIsReportedAndEnded() async {
