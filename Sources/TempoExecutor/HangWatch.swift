@@ -13,20 +13,25 @@ package struct HangObservation: Equatable, Sendable {
   /// Whether the sleep's time source moves by itself now (its auto-advance driver runs): the
   /// driver reaches the sleep once the test is quiet, even if it waits for a thread meanwhile.
   package var isAdvancedByItself: Bool
+  /// For a time source watched as a whole (``WatchedWorkSource``), whether any work is pending
+  /// on it; always true for a sleep, which is pending while watched.
+  package var hasWork: Bool
 
   package init(
-    progress: UInt64, activity: TestActivity?, isPending: Bool, isAdvancedByItself: Bool = false
+    progress: UInt64, activity: TestActivity?, isPending: Bool, isAdvancedByItself: Bool = false,
+    hasWork: Bool = true
   ) {
     self.progress = progress
     self.activity = activity
     self.isPending = isPending
     self.isAdvancedByItself = isAdvancedByItself
+    self.hasWork = hasWork
   }
 
   /// Whether, as seen now, the sleep holds its test up: pending, its time source not moving by
   /// itself, its test still running, quiet and not waiting on outside work.
   package var holdsTestUp: Bool {
-    guard isPending, !isAdvancedByItself else { return false }
+    guard isPending, hasWork, !isAdvancedByItself else { return false }
     guard let activity else { return true }
     return activity.isRunningTest && activity.isQuiet && !activity.waitsOnOutsideWork
       && activity.testTaskIsWaiting
@@ -91,6 +96,9 @@ package struct HangWatchState<Payload> {
     entries[key] = Entry(
       payload: payload, group: group, serial: serial, count: StallCount(first: first))
   }
+
+  /// What is watched under `key`, if anything.
+  package func payload(of key: ObjectIdentifier) -> Payload? { entries[key]?.payload }
 
   /// Stops watching a sleep; answers its payload, for the caller to release after unlocking.
   package mutating func remove(_ key: ObjectIdentifier) -> Payload? {
@@ -167,6 +175,10 @@ package final class HangWatch: @unchecked Sendable {
   // and the ones that fired or were removed are let go after unlocking.
   private let lock = Lock()
   private var state: HangWatchState<Watched>
+  /// The time sources followed as a whole (``WatchedWork``): each is its own group, and needs
+  /// ``workLooksBeyondSleeps`` looks more than a sleep, so that the sleeps of a blocked test are
+  /// reported and ended first.
+  private var work: HangWatchState<WatchedWork>
   private var mainQueue: MainQueueWatchState<TestExecutor>
   private var isLooking = false
   private var lastLook = DispatchTime.now()
@@ -174,14 +186,15 @@ package final class HangWatch: @unchecked Sendable {
   /// The real time between two looks.
   let period: DispatchTimeInterval
   /// How many looks in a row a sleep must hold its test up to be reported.
-  private let looksToFire: Int
-  private let periodNanoseconds: UInt64
+  let looksToFire: Int
+  let periodNanoseconds: UInt64
 
   /// The one watch of the process. Its decisions are per test; the thread is shared.
   package static let shared = HangWatch(looksToFire: 4, periodMilliseconds: 250)
 
   init(looksToFire: Int, periodMilliseconds: Int) {
     state = HangWatchState(looksToFire: looksToFire)
+    work = HangWatchState(looksToFire: looksToFire + Self.workLooksBeyondSleeps)
     mainQueue = MainQueueWatchState(looksToFire: looksToFire)
     self.looksToFire = looksToFire
     period = .milliseconds(periodMilliseconds)
@@ -242,6 +255,35 @@ package final class HangWatch: @unchecked Sendable {
     if startLooking { scheduleLook() }
   }
 
+  /// Starts following `watched`, a time source's pending work for one test, unless a watch
+  /// follows the source already; answers whether it did.
+  func watch(_ watched: WatchedWork) -> Bool {
+    guard let source = watched.source else { return false }
+    let first = watched.observe()
+    let key = ObjectIdentifier(source)
+    let (added, replaced, startLooking) = lock.withLock {
+      () -> (Bool, WatchedWork?, Bool) in
+      if let existing = work.payload(of: key), existing.source === source {
+        return (false, nil, false)
+      }
+      // A watch of a source that went away, made at the same address, is dropped at its next
+      // look; this one replaces it now.
+      let replaced = work.remove(key)
+      work.add(key, watched, group: key, first: first)
+      return (true, replaced, beginLooking())
+    }
+    withExtendedLifetime(replaced) {}
+    if startLooking { scheduleLook() }
+    return added
+  }
+
+  /// Whether a watch follows `source`'s pending work.
+  func isWatching(_ source: any WatchedWorkSource) -> Bool {
+    let key = ObjectIdentifier(source)
+    let existing = lock.withLock { work.payload(of: key) }
+    return existing?.source === source
+  }
+
   /// Whether the caller must schedule the first look: nobody looks yet. Called under the lock.
   private func beginLooking() -> Bool {
     guard !isLooking else { return false }
@@ -263,24 +305,29 @@ package final class HangWatch: @unchecked Sendable {
   /// One look: observes every watched sleep and main queue, records them, ends the ones that
   /// fired, and looks again later while any is watched.
   private func look() {
-    let (watched, executors, afterGap) = lock.withLock {
+    let (watched, sources, executors, afterGap) = lock.withLock {
       let now = DispatchTime.now()
       // Later than three periods: the watch itself did not run meanwhile.
       let gap = now.uptimeNanoseconds &- lastLook.uptimeNanoseconds > 3 * periodNanoseconds
       lastLook = now
-      return (state.watched, mainQueue.watched, gap)
+      return (state.watched, work.watched, mainQueue.watched, gap)
     }
     let observations = watched.map { (key: $0.key, observation: $0.payload.observe()) }
+    let sourceObservations = sources.map { (key: $0.key, observation: $0.payload.observe()) }
     let queues = executors.map { (key: $0.key, observation: $0.payload.mainQueueObservation) }
-    let (fired, stalled, goOn) = lock.withLock {
+    let (fired, firedSources, stalled, goOn) = lock.withLock {
       let fired = state.record(observations, afterGap: afterGap)
+      let firedSources = work.record(sourceObservations, afterGap: afterGap)
       let stalled = mainQueue.record(queues, afterGap: afterGap)
-      isLooking = !state.isEmpty || !mainQueue.isEmpty
-      return (fired, stalled, isLooking)
+      isLooking = !state.isEmpty || !work.isEmpty || !mainQueue.isEmpty
+      return (fired, firedSources, stalled, isLooking)
     }
+    // Sources no longer watched go here, after unlocking: their deinit ends their watch.
     withExtendedLifetime(watched) {}
+    withExtendedLifetime(sources) {}
     withExtendedLifetime(executors) {}
     for test in fired { end(test) }
+    for source in firedSources.joined() { endBlockedOnWork(source) }
     for (executor, started) in stalled { executor.mainQueueStalled(since: started) }
     if goOn { scheduleLook() }
   }

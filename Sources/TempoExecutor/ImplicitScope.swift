@@ -174,6 +174,19 @@ extension ImplicitScope {
     return heldExecutor
   }
 
+  package var mayWatchPendingWork: Bool {
+    // Outside any task no test can be followed: the source asks again at its next work.
+    guard #available(TempoTestExecutor 1.0, *) else { return false }
+    return TestExecutor.currentTaskPointer != nil
+  }
+
+  package func watchPendingWork(of source: any WatchedWorkSource) {
+    guard #available(TempoTestExecutor 1.0, *), TestExecutor.isSupported else {
+      return source.watchStarted()
+    }
+    HangWatch.shared.watchPendingWork(of: source)
+  }
+
   package func startDriver(
     at location: SourceLocation, probesOnly: Bool, _ drive: @escaping @Sendable () async -> Void
   ) {

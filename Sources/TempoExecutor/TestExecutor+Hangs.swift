@@ -69,14 +69,34 @@ package final class HeldTask: @unchecked Sendable {
 
   deinit { tempo_task_release(task) }
 
+  /// Keeps `task`, the running task or one kept alive otherwise, unless it is a child of
+  /// `async let`, whose memory is its parent's (a retain does not keep it).
+  static func keeping(_ task: UnsafeRawPointer) -> HeldTask? {
+    guard !JobIdentity.isAsyncLetChild(task) else { return nil }
+    tempo_task_retain(task)
+    return HeldTask(retained: task)
+  }
+
   /// What the hang watch reads of a test with no executor: the task is alive, and waits for
   /// its tasks (``TestExecutor/awaitsItsTasks(_:)``).
   var activity: TestActivity {
     TestActivity(
       accepted: 0, isQuiet: true, waitsOnOutsideWork: false,
-      isRunningTest: !tempo_task_is_complete(task),
+      isRunningTest: !isComplete,
       testTaskIsWaiting: TestExecutor.awaitsItsTasks(task))
   }
+
+  /// Whether the task has ended.
+  var isComplete: Bool { tempo_task_is_complete(task) }
+
+  /// Whether the task is suspended, waiting on anything but a thread: neither running, queued,
+  /// parked in a yield, nor ended.
+  var isWaiting: Bool {
+    !tempo_task_is_runnable(task) && !TestExecutor.isParkedInYield(task) && !isComplete
+  }
+
+  /// Cancels the task, as `Task.cancel()` does: its cancellation handlers run on this thread.
+  func cancel() { tempo_task_cancel(task) }
 }
 
 /// What the hang watch reads of a test's executor at each look.
@@ -129,6 +149,27 @@ extension TestExecutor {
     }
     if TestRegistry.currentTaskIsStartedOutsideAnyTask() { return .testTask(nil) }
     return TestRegistry.retainTestTaskOfCurrentTask().map { .lineageMember(HeldTask(retained: $0)) }
+  }
+
+  /// The test's own task for a task whose role is `role`, kept: the task that runs the scope's
+  /// body, or the test's task a clock opened the executor for, or the task the test runner
+  /// started. Nil once the body has ended, or if the task cannot be kept (a child of
+  /// `async let`). Call from the task `role` is of.
+  static func testTask(of role: SleeperRole) -> HeldTask? {
+    switch role {
+    case .scoped, .testTask:
+      return currentTaskPointer.flatMap(HeldTask.keeping)
+    case .scopeMember(let executor):
+      // The body's task is alive while its body runs (see `activity`), so it is kept under
+      // the lock that `bodyEnded()` takes.
+      return executor.lock.withLock {
+        executor.bodyHasEnded ? nil : executor.root.flatMap { HeldTask.keeping($0.address) }
+      }
+    case .testMember(let executor):
+      return executor.heldOpener.flatMap(HeldTask.keeping)
+    case .lineageMember(let test):
+      return test
+    }
   }
 
   /// The executor is open, the body of its scope (if it has one) still runs, and the test's

@@ -79,6 +79,10 @@ package struct SourceLocation: Sendable {
   }
 }
 
+/// Whether the current task runs a Swift Testing test (whose issues land in the test whose
+/// task records them), rather than an XCTest test or none.
+package var isInSwiftTestingTest: Bool { TestContext.current?.isSwiftTesting ?? false }
+
 /// Reports `message` where IssueReporting's defaults point, with the hint of
 /// ``testSupportHint``: for issues that have no user's line to point at.
 ///

@@ -14,7 +14,7 @@ import Testing
   func seen(
     progress: UInt64 = 0, accepted: Int = 0, quiet: Bool = true, outside: Bool = false,
     running: Bool = true, bodyWaits: Bool = true, pending: Bool = true, executor: Bool = true,
-    driven: Bool = false
+    driven: Bool = false, work: Bool = true
   ) -> HangObservation {
     HangObservation(
       progress: progress,
@@ -23,7 +23,7 @@ import Testing
           accepted: accepted, isQuiet: quiet, waitsOnOutsideWork: outside, isRunningTest: running,
           testTaskIsWaiting: bodyWaits)
         : nil,
-      isPending: pending, isAdvancedByItself: driven)
+      isPending: pending, isAdvancedByItself: driven, hasWork: work)
   }
 
   /// Records `observation` for `looks` looks; answers the number of the look that fired, if any.
@@ -82,6 +82,17 @@ import Testing
     state.add(key, "sleep", group: test, first: seen())
     #expect(look(&state, seen(pending: false), looks: 1) == nil)
     #expect(state.isEmpty)
+  }
+
+  /// A time source followed as a whole (a scheduler a pipeline waits on) stays watched while
+  /// nothing is pending on it, and holds its test up only once work is.
+  @Test func aSourceWithNothingPendingIsKeptButNeverFires() {
+    var state = HangWatchState<String>(looksToFire: 6)
+    state.add(key, "source", group: key, first: seen(work: false))
+    #expect(look(&state, seen(work: false), looks: 20) == nil)
+    #expect(!state.isEmpty)
+    // Work arriving is a change: the count starts at the look after.
+    #expect(look(&state, seen(), looks: 20) == 7)
   }
 
   @Test func aGapInTheLooksStartsTheCountAgain() {

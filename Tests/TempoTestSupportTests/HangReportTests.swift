@@ -390,6 +390,34 @@ final class HangReportXCTests: XCTestCase {
     }
   }
 
+  /// No scope and no advance: the test method reads a pipeline that waits for the property
+  /// scheduler, which has no executor yet.
+  func testAPipelineTheMethodReadsBeforeAnyAdvanceIsReportedAndEnded() async {
+    let started = ContinuousClock.now
+    var received: [Int] = []
+    for await value in Just(1).delay(for: .seconds(2), scheduler: scheduler).values {
+      received.append(value)
+    }
+    XCTAssertEqual(received, [])
+    assertOneReport(containing: "TestScheduler (DispatchQueue.test) has 2 pending", since: started)
+  }
+
+  /// The same, read by a task the method awaits.
+  func testAPipelineATaskOfTheMethodReadsIsReportedAndEnded() async {
+    let started = ContinuousClock.now
+    let scheduler = scheduler
+    let task = Task {
+      var received: [Int] = []
+      for await value in Just(1).delay(for: .seconds(2), scheduler: scheduler).values {
+        received.append(value)
+      }
+      return received
+    }
+    let received = await task.value
+    XCTAssertEqual(received, [])
+    assertOneReport(containing: "TestScheduler (DispatchQueue.test) has 2 pending", since: started)
+  }
+
   func testASleepInAScopeIsReportedAndEnded() async {
     let started = ContinuousClock.now
     await withTestExecutor {
@@ -524,6 +552,90 @@ struct AutoAdvancing: Sendable {
   }
 }
 
+/// A test blocked on a scheduler's pending action rather than on a sleep: a Combine pipeline
+/// read through `.values` leaves the waiting task suspended on a continuation, with no sleep to
+/// watch. The scheduler's pending work is followed instead: once the test's task has waited,
+/// quiet, for about a second and a half with work pending that nothing advanced, it is
+/// reported, and the test's task (with the task that subscribed, if another) is cancelled,
+/// which ends the iteration.
+@Suite struct PendingWorkHangTests {
+  /// Reads a value that the scheduler delays by 2 s, which nothing advances (its delivery and
+  /// the pipeline's end are the two actions pending).
+  private static func readDelayedValue(
+    on scheduler: TestSchedulerOf<DispatchQueue>
+  ) async -> [Int] {
+    var received: [Int] = []
+    for await value in Just(1).delay(for: .seconds(2), scheduler: scheduler).values {
+      received.append(value)
+    }
+    return received
+  }
+
+  @Test func aPipelineTheTestReadsIsReportedAndEnded() async {
+    let scheduler = DispatchQueue.test
+    var received: [Int]?
+    let issues = await hangReports { received = await Self.readDelayedValue(on: scheduler) }
+    #expect(received == [])
+    #expect(issues.count == 1)
+    let report = issues.first ?? ""
+    #expect(report.contains("The test is blocked on time"))
+    #expect(report.contains("TestScheduler (DispatchQueue.test) has 2 pending"))
+    #expect(report.contains("`await scheduler.advance(by:)`"))
+    #expect(scheduler.pendingWorkCount == 2)  // reported, not run: the value and the end
+  }
+
+  @Test func aPipelineReadByATaskTheTestAwaitsIsReportedAndEnded() async {
+    let scheduler = DispatchQueue.test
+    var received: [Int]?
+    let issues = await hangReports {
+      let task = Task { await Self.readDelayedValue(on: scheduler) }
+      received = await task.value
+    }
+    #expect(received == [])
+    #expect(issues.count == 1)
+    #expect(issues.first?.contains("TestScheduler (DispatchQueue.test) has 2 pending") == true)
+  }
+
+  @Test func aPipelineInAScopeIsReportedAndEnded() async {
+    var received: [Int]?
+    let issues = await hangReports {
+      await withTestExecutor {
+        received = await Self.readDelayedValue(on: DispatchQueue.test)
+      }
+    }
+    #expect(received == [])
+    // The report, then the scope's end lists the same work as left over.
+    #expect(issues.count == 2)
+    #expect(issues.first?.contains("The test is blocked on time") == true)
+    #expect(issues.first?.contains("TestScheduler (DispatchQueue.test) has 2 pending") == true)
+    #expect(issues.last?.contains("left over") == true)
+  }
+
+  /// A repeating action (a timer on the scheduler) is pending work too.
+  @Test func aTimerTheTestWaitsForIsReportedAndEnded() async {
+    let scheduler = DispatchQueue.test
+    var first: DispatchQueue.SchedulerTimeType?
+    let issues = await hangReports {
+      let ticks = Publishers.Timer(every: .seconds(3), scheduler: scheduler).autoconnect()
+      first = await ticks.values.first { _ in true }
+    }
+    #expect(first == nil)
+    #expect(issues.count == 1)
+    #expect(issues.first?.contains("due at 3.0 seconds since the scheduler's start") == true)
+  }
+
+  /// Work that the test advances is never taken for a hang, however long the test runs.
+  @Test func aPipelineThatTheTestAdvancesIsNotReported() async {
+    let scheduler = DispatchQueue.test
+    let issues = await countingIssues {
+      let task = Task { await Self.readDelayedValue(on: scheduler) }
+      await scheduler.advance(by: .seconds(2))
+      #expect(await task.value == [1])
+    }
+    #expect(issues.isEmpty)
+  }
+}
+
 /// Many tests at once, half of them ending with a task left sleeping, half blocked on a sleep
 /// of their own: each blocked test gets one report naming its own sleep, and no sleep left by
 /// an ended test is reported anywhere (a stray report would fail the test it lands in, or the
@@ -548,5 +660,27 @@ struct AutoAdvancing: Sendable {
     #expect(issues.count == 1)
     #expect(issues.first?.contains("- due at \(run + 1).0 seconds on TestClock") == true)
     #expect(issues.first?.contains("due at 1000") == false)  // no sleep a leaver left
+  }
+}
+
+/// The same with schedulers: half the tests end with work left pending on theirs, half are
+/// blocked on a pipeline that waits for their own. Each blocked test gets one report naming
+/// its own work, and work left by an ended test is reported nowhere.
+@Suite struct LeakedPendingWorkTests {
+  @Test(arguments: 0..<LeakedSleepersTests.runs)
+  func workLeftByAnEndedTestIsReportedIntoNoOtherTest(run: Int) async {
+    let scheduler = DispatchQueue.test
+    guard run.isMultiple(of: 2) else {
+      scheduler.schedule(after: scheduler.now.advanced(by: .seconds(100_000 + run))) {}
+      #expect(scheduler.pendingWorkCount == 1)
+      return
+    }
+    let issues = await hangReports {
+      let delayed = Just(run).delay(for: .seconds(run + 1), scheduler: scheduler)
+      for await _ in delayed.values {}
+    }
+    #expect(issues.count == 1)
+    #expect(issues.first?.contains("due at \(run + 1).0 seconds since the scheduler's") == true)
+    #expect(issues.first?.contains("due at 1000") == false)  // no work a leaver left
   }
 }

@@ -35,6 +35,16 @@ package protocol TestScope: AnyObject, Sendable {
   /// tasks for the leftover-work check.
   func startDriver(
     at location: SourceLocation, probesOnly: Bool, _ drive: @escaping @Sendable () async -> Void)
+
+  /// Whether the current context may belong to a test whose hang watch follows pending work
+  /// (it runs in a task): asked after every scheduling while no watch follows the source, so
+  /// cheap.
+  var mayWatchPendingWork: Bool { get }
+
+  /// Work was scheduled on `source` from the current context while no watch follows it (see
+  /// ``WatchedWorkSource``), and ``mayWatchPendingWork``: the scope lets the hang watch follow
+  /// the source for the test the current task belongs to, if any.
+  func watchPendingWork(of source: any WatchedWorkSource)
 }
 
 /// Quiet, as a test executor keeps it: no job of the test queued or running. An async drive
@@ -69,6 +79,31 @@ package protocol LeftoverWorkSource: AnyObject, Sendable {
 
   /// Where the source was made, when a function that knows its caller made it.
   var creationLine: SourceLocation? { get }
+}
+
+/// A time source whose pending work the hang watch follows while its test waits: a test that
+/// waits, quiet, while work is pending on the source that nothing advances (a Combine pipeline
+/// read through `.values`, waiting for a scheduler's action) is blocked on time, even though
+/// no task sleeps.
+///
+/// The source asks its scope to watch it (``TestScope/watchPendingWork(of:)``) each time work
+/// is scheduled on it, until told that a watch follows it (``watchStarted()``), and again after
+/// that watch has ended (``watchEnded()``).
+package protocol WatchedWorkSource: LeftoverWorkSource {
+  /// A mark that changes whenever the source runs an action or finishes an advance.
+  var progressMark: UInt64 { get }
+  /// Whether any work is pending.
+  var hasPendingWork: Bool { get }
+  /// Whether the source's time moves by itself now (its auto-advance driver runs).
+  var isAdvancedByItself: Bool { get }
+  /// How the source names itself in a report: "TestScheduler", "TestClock".
+  var name: String { get }
+  /// A watch follows the source now, or none ever will for the test that schedules on it:
+  /// scheduling stops asking.
+  func watchStarted()
+  /// The watch of the source has ended (its test ended): the next work scheduled asks for a
+  /// watch again.
+  func watchEnded()
 }
 
 /// Follows a sleep until it ends (the hang watch): told by the sleeper when it has.

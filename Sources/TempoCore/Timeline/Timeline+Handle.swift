@@ -75,12 +75,7 @@ extension Timeline {
 
     override package var progressMark: UInt64 { timeline?.progressMark ?? 0 }
 
-    override package var isAdvancedByItself: Bool {
-      guard let timeline else { return false }
-      // The driver's state is read after unlocking: nothing is called under the lock.
-      let auto = timeline.lock.withLock { timeline.auto }
-      return auto?.isDriverRunning ?? false
-    }
+    override package var isAdvancedByItself: Bool { timeline?.isAdvancedByItself ?? false }
 
     override package var creation: SourceLocation? {
       guard let timeline else { return nil }

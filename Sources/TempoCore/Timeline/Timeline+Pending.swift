@@ -88,3 +88,21 @@ extension Timeline: LeftoverWorkSource {
     lock.withLock { creation }.flatMap { $0.isCallerUnknown || $0.factory != nil ? nil : $0 }
   }
 }
+
+extension Timeline: WatchedWorkSource {
+  package var hasPendingWork: Bool { pendingCount > 0 }
+
+  package var isAdvancedByItself: Bool {
+    // The driver's state is read after unlocking: nothing is called under the lock.
+    let auto = lock.withLock { self.auto }
+    return auto?.isDriverRunning ?? false
+  }
+
+  package func watchStarted() {
+    lock.withLock { isPendingWorkWatched = true }
+  }
+
+  package func watchEnded() {
+    lock.withLock { isPendingWorkWatched = false }
+  }
+}

@@ -8,14 +8,15 @@ extension Timeline {
   ///
   /// - Complexity: O(log n)
   package func schedule(after date: Time, at location: SourceLocation, _ action: @escaping Action) {
-    let (problem, released, auto) = lock.withLock {
-      () -> (TimelineState<Time, Interval>.DateProblem?, AnyObject?, AutoAdvance?) in
+    let (problem, released, auto, watch) = lock.withLock {
+      () -> (TimelineState<Time, Interval>.DateProblem?, AnyObject?, AutoAdvance?, Bool) in
       let problem = state.insert(.once(action), after: date, sequence: takeSequence()).problem
-      return (problem, updateHold(), self.auto)
+      return (problem, updateHold(), self.auto, startsWatchingPendingWork())
     }
     withExtendedLifetime(released) {}
     if let problem { report(problem, date: date, at: location) }
     if let auto { workArrived(auto) }
+    if watch, scope.mayWatchPendingWork { scope.watchPendingWork(of: self) }
   }
 
   /// Schedules `action` to run at `date` and then, if `interval` is given, every `interval`
@@ -75,15 +76,23 @@ extension Timeline {
     // Only a system sleep has a label: the others skip the store (unspecialized code writes a
     // generic class's field through its metadata).
     if label != nil { handle.label = label }
-    let (problem, released, auto) = lock.withLock {
-      () -> (TimelineState<Time, Interval>.DateProblem?, AnyObject?, AutoAdvance?) in
-      (state.schedule(handle, after: date, sequence: takeSequence()), updateHold(), self.auto)
+    let (problem, released, auto, watch) = lock.withLock {
+      () -> (TimelineState<Time, Interval>.DateProblem?, AnyObject?, AutoAdvance?, Bool) in
+      (
+        state.schedule(handle, after: date, sequence: takeSequence()), updateHold(), self.auto,
+        startsWatchingPendingWork()
+      )
     }
     withExtendedLifetime(released) {}
     if let problem { report(problem, date: date, at: location) }
     if let auto { workArrived(auto) }
+    if watch, scope.mayWatchPendingWork { scope.watchPendingWork(of: self) }
     return handle
   }
+
+  /// Whether the hang watch is to be asked to follow this timeline's pending work now: no
+  /// watch follows it (see ``WatchedWorkSource``). Call with the lock held.
+  private func startsWatchingPendingWork() -> Bool { !isPendingWorkWatched }
 
   /// Work was scheduled while auto-advance is on: starts its driver unless one runs.
   @inline(never)

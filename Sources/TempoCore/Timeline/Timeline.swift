@@ -58,7 +58,12 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   @exclusivity(unchecked) var auto: AutoAdvance?
   /// Counts the actions taken and the advances finished: the hang watch's sign that time moves.
   @exclusivity(unchecked) var progress: UInt64 = 0
-  let name: String
+  /// Whether the hang watch follows this timeline's pending work, or never will for the test
+  /// that schedules on it (see ``WatchedWorkSource``); guarded by `lock`. Only a timeline whose
+  /// actions are more than wake-ups of sleepers asks: a lone test clock's sleeps are each
+  /// watched already.
+  @exclusivity(unchecked) var isPendingWorkWatched: Bool
+  package let name: String
   /// How the runaway report writes a date (the fronts give the time since their start).
   let describe: (Time) -> String
   /// Set when this timeline shares its time with others; then every advance advances them all.
@@ -115,6 +120,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     self.name = name
     self.describe = describe ?? { readable($0) }
     self.actionsRunOnTheCallersActor = !actionsOnlyResumeSleepers
+    self.isPendingWorkWatched = actionsOnlyResumeSleepers
     self.sharing = nil
     self.handleType = Handle.self
     // The scope and the wake-up count borrow the timeline's lock: neither is ever called with
@@ -143,6 +149,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     self.describe = { describeSeconds(toShared($0)) }
     // A drive of the group runs every member's actions, a scheduler's among them.
     self.actionsRunOnTheCallersActor = true
+    self.isPendingWorkWatched = false
     self.sharing = Sharing(group: group, toShared: toShared, fromShared: fromShared)
     self.handleType = Handle.self
     self.scope = group.scope
@@ -218,7 +225,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
 
   /// A mark that changes whenever this timeline runs an action or finishes an advance (or its
   /// shared timeline moves it), for the hang watch.
-  var progressMark: UInt64 { lock.withLock { progress } }
+  package var progressMark: UInt64 { lock.withLock { progress } }
 
   // MARK: - With the lock held
 

@@ -98,6 +98,24 @@ package enum TimelineMessage {
       """
   }
 
+  /// A test blocked on `pending`, the listing of a time source's pending work that nothing
+  /// advanced while the test's task waited, for `waited` of real time.
+  package static func blockedOnPendingWork(
+    _ pending: String, waited: String, noun: String
+  ) -> String {
+    """
+    The test is blocked on time: for \(waited) of real time its work was quiet and its task \
+    waited, while work was pending that nothing advanced:
+    \(pending)
+    The test's task was cancelled so that the test does not hang (a Combine pipeline read \
+    through `.values` ends its iteration). To let time reach the pending work: advance the \
+    \(noun) (`await \(noun).advance(by:)`), run what is pending (`await \(noun).run()`), or \
+    let time move by itself (`\(noun).automaticallyAdvances = true`). If the test waits on \
+    real work outside it (a network call, a file), wrap that in `withOutsideWork { }` so \
+    that it is not taken for a hang.
+    """
+  }
+
   /// A `run` that spent its budget (`spent` says on what) with work still pending.
   static func runaway(
     _ name: String, spent: String, count: Int, dates: [String], now: String
