@@ -195,4 +195,3 @@ final class WorkHangEndings: @unchecked Sendable {
     }
   }
 }
-
