@@ -103,10 +103,12 @@ public func countingIssues(_ body: () throws -> Void) rethrows -> [String] {
   return counter.messages.values
 }
 
-/// ``countingIssues(_:)`` for async code.
-public func countingIssues(_ body: () async throws -> Void) async rethrows -> [String] {
+/// ``countingIssues(_:)`` for async code, on the caller's actor.
+public func countingIssues(
+  isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Void
+) async rethrows -> [String] {
   let counter = IssueCounter()
-  try await withIssueReporters([counter], operation: body)
+  try await withIssueReporters([counter], isolation: isolation, operation: body)
   return counter.messages.values
 }
 

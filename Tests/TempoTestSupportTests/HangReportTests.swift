@@ -22,11 +22,12 @@ private var hangReportLimit: Duration { .seconds(90) }
 /// Runs `body`, which must end after the hang watch ends its sleep; answers the issues it
 /// reported and checks that it ended within ``hangReportLimit``.
 private func hangReports(
+  isolation: isolated (any Actor)? = #isolation,
   sourceLocation: Testing.SourceLocation = #_sourceLocation,
   _ body: () async -> Void
 ) async -> [String] {
   let started = ContinuousClock.now
-  let issues = await countingIssues { await body() }
+  let issues = await countingIssues(isolation: isolation) { await body() }
   #expect(ContinuousClock.now - started < hangReportLimit, sourceLocation: sourceLocation)
   return issues
 }
@@ -582,6 +583,21 @@ struct AutoAdvancing: Sendable {
     #expect(report.contains("TestScheduler (DispatchQueue.test) has 2 pending"))
     #expect(report.contains("`await scheduler.advance(by:)`"))
     #expect(scheduler.pendingWorkCount == 2)  // reported, not run: the value and the end
+  }
+
+  /// A `@MainActor` test, whose work is pumped on the main queue, waiting for a value received
+  /// on the scheduler (an action due now, which only an advance runs).
+  @MainActor @Test func aPipelineAMainActorTestReadsIsReportedAndEnded() async {
+    let scheduler = DispatchQueue.test
+    var received: [Int] = []
+    let issues = await hangReports {
+      for await value in Just(1).receive(on: scheduler).values {
+        received.append(value)
+      }
+    }
+    #expect(received == [])
+    #expect(issues.count == 1)
+    #expect(issues.first?.contains("TestScheduler (DispatchQueue.test) has 2 pending") == true)
   }
 
   @Test func aPipelineReadByATaskTheTestAwaitsIsReportedAndEnded() async {
