@@ -1,4 +1,6 @@
+import Synchronization
 import TempoCore
+import TempoRuntimeABI
 @_spi(TempoInternals) import TempoSupport
 
 // A test blocked on pending work rather than on a sleep: a Combine pipeline read through
@@ -24,24 +26,25 @@ extension HangWatch {
   func watchPendingWork(of source: any WatchedWorkSource) {
     guard !isWatching(source),
       let role = TestExecutor.roleOfCurrentSleeper(),
-      let test = TestExecutor.testTask(of: role)
+      let test = TestExecutor.keepTestTask(of: role)
     else { return source.watchStarted() }
     // The task that schedules the work, if not the test's own: a task that reads a pipeline
     // through `.values` subscribes, and so schedules, from the task that then waits.
-    let scheduling: HeldTask? =
+    let scheduling: UnsafeRawPointer? =
       switch role {
       case .scoped, .testTask: nil
       case .scopeMember, .testMember, .lineageMember:
-        TestExecutor.currentTaskPointer.flatMap(HeldTask.keeping)
+        TestExecutor.currentTaskPointer.flatMap(HeldTask.keep)
       }
     let watched = WatchedWork(
-      source: source, role: role, test: test, scheduling: scheduling, ending: .forCurrentTest())
+      source: source, role: role, test: test, scheduling: scheduling,
+      reporter: isInSwiftTestingTest ? WorkHangReporter() : nil)
     if watch(watched) {
       source.watchStarted()
     } else {
       // Another task started a watch of the source meanwhile: this one ends unused, and
       // leaves the source to that watch.
-      watched.ending.deliver(nil)
+      watched.end(with: nil)
     }
   }
 
@@ -58,8 +61,7 @@ extension HangWatch {
         noun: noun),
       location: watched.role.scopeExecutor?.scope ?? source.creationLine)
     report.reportInScope = watched.role.scopeExecutor?.reportInScope
-    watched.ending.deliver(
-      WorkHangEnding(report: report, test: watched.test, scheduling: watched.scheduling))
+    watched.end(with: report)
   }
 }
 
@@ -69,32 +71,41 @@ extension HangWatch {
 /// can be cancelled, and that scheduling task, if another, kept to be cancelled too if it
 /// waits when the watch fires.
 ///
-/// When the watch lets it go without a report (the test ended, or the source went away), the
-/// source is told, and asks for a watch again at its next work.
+/// The watch ends once: with a report when it fires, or, when the watch lets it go (the test
+/// ended, or the source went away), with none; then the source is told, and asks for a watch
+/// again at its next work.
 @available(TempoTestExecutor 1.0, *)
 final class WatchedWork: @unchecked Sendable {
   // Invariant: every stored property is set once, in `init`; `source` is a weak reference,
-  // whose loads the runtime makes safe from any thread.
+  // whose loads the runtime makes safe from any thread; `test` and `scheduling` each hold one
+  // retain, released in `deinit`, and are only read for their status or cancelled; `hasEnded`
+  // is atomic.
   private(set) weak var source: (any WatchedWorkSource)?
   let role: SleeperRole
-  let test: HeldTask
-  let scheduling: HeldTask?
-  let ending: WorkHangEndings
+  private let test: UnsafeRawPointer
+  private let scheduling: UnsafeRawPointer?
+  /// Under Swift Testing, where the report is made (see ``WorkHangReporter``).
+  private let reporter: WorkHangReporter?
+  private let hasEnded = Atomic<Bool>(false)
 
+  /// Follows `source` for the test whose task is `test`; takes over one retain of `test` and
+  /// of `scheduling`.
   init(
-    source: any WatchedWorkSource, role: SleeperRole, test: HeldTask, scheduling: HeldTask?,
-    ending: WorkHangEndings
+    source: any WatchedWorkSource, role: SleeperRole, test: UnsafeRawPointer,
+    scheduling: UnsafeRawPointer?, reporter: WorkHangReporter?
   ) {
     self.source = source
     self.role = role
     self.test = test
     self.scheduling = scheduling
-    self.ending = ending
+    self.reporter = reporter
   }
 
   deinit {
     // Ended without a report: the test ended, or the source went away.
-    if ending.deliver(nil) { source?.watchEnded() }
+    if end(with: nil) { source?.watchEnded() }
+    tempo_task_release(test)
+    if let scheduling { tempo_task_release(scheduling) }
   }
 
   /// What the watch sees at one look. The test's own task must be suspended (not running,
@@ -106,11 +117,32 @@ final class WatchedWork: @unchecked Sendable {
       role.executor?.activity
       ?? TestActivity(
         accepted: 0, isQuiet: true, waitsOnOutsideWork: false, isRunningTest: true)
-    activity.isRunningTest = activity.isRunningTest && !test.isComplete
-    activity.testTaskIsWaiting = activity.testTaskIsWaiting && test.isWaiting
+    activity.isRunningTest = activity.isRunningTest && !tempo_task_is_complete(test)
+    activity.testTaskIsWaiting = activity.testTaskIsWaiting && HeldTask.isWaiting(test)
     return HangObservation(
       progress: source.progressMark, activity: activity, isPending: activity.isRunningTest,
       isAdvancedByItself: source.isAdvancedByItself, hasWork: source.hasPendingWork)
+  }
+
+  /// Ends the watch, with `report` if it fired: the report is made in the test, then the test's
+  /// task is cancelled, with the task that scheduled the work if it waits too. Answers whether
+  /// this call ended it (a watch ends once).
+  @discardableResult
+  func end(with report: HangReport?) -> Bool {
+    guard hasEnded.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
+      .exchanged
+    else { return false }
+    let ending = report.map {
+      WorkHangEnding(
+        report: $0, test: HeldTask.keeping(test),
+        scheduling: scheduling.flatMap(HeldTask.keeping))
+    }
+    if let reporter {
+      reporter.deliver(ending)
+    } else {
+      ending?.run()
+    }
+    return true
   }
 }
 
@@ -119,66 +151,47 @@ final class WatchedWork: @unchecked Sendable {
 @available(TempoTestExecutor 1.0, *)
 struct WorkHangEnding: Sendable {
   let report: HangReport
-  let test: HeldTask
+  let test: HeldTask?
   let scheduling: HeldTask?
 
   func run() {
     report.deliver()
     if let scheduling, scheduling.isWaiting { scheduling.cancel() }
-    test.cancel()
+    test?.cancel()
   }
 }
 
-/// Where a watch of pending work ends, once: with a ``WorkHangEnding`` if it fired, or with
-/// nothing. Under Swift Testing an issue lands in the test whose task records it, so a task
-/// started in the test when the watch began waits for the ending and runs it; under XCTest
-/// (whose current test is the process's), the watch runs it itself.
+/// Where a watch of pending work ends under Swift Testing, whose issues land in the test whose
+/// task records them: a task started in the test when the watch began waits for the ending
+/// (nil if the watch ended without a report) and runs it. Under XCTest, whose current test is
+/// the process's, the watch runs the ending itself.
 @available(TempoTestExecutor 1.0, *)
-final class WorkHangEndings: @unchecked Sendable {
-  // Invariant: `lock` guards `delivered`, `ending` and `waiter`; the waiter is resumed, and an
-  // ending run, after unlocking.
+final class WorkHangReporter: @unchecked Sendable {
+  // Invariant: `lock` guards `delivered`, `ending` and `waiter`; the waiter is resumed after
+  // unlocking.
   private let lock = Lock()
   private var delivered = false
   private var ending: WorkHangEnding?
   private var waiter: CheckedContinuation<WorkHangEnding?, Never>?
-  /// Whether a task of the test runs the ending (else ``deliver(_:)`` does).
-  private let hasTask: Bool
 
-  private init(hasTask: Bool) {
-    self.hasTask = hasTask
-  }
-
-  /// The endings of a watch that begins now, in the current task's test.
-  static func forCurrentTest() -> WorkHangEndings {
-    guard isInSwiftTestingTest else { return WorkHangEndings(hasTask: false) }
-    let endings = WorkHangEndings(hasTask: true)
+  /// Starts the task that waits, in the current task's test.
+  init() {
     // Not one of the test's tasks for the leftover-work check: it ends when the watch does.
     TaskCensus.$token.withValue(nil) {
-      Task { await endings.next()?.run() }
+      Task { [self] in await next()?.run() }
     }
-    return endings
   }
 
-  /// Ends the watch with `ending` (nil: no report), unless it has ended before; answers
-  /// whether this call ended it.
-  @discardableResult
-  func deliver(_ ending: WorkHangEnding?) -> Bool {
-    let (first, waiter) = lock.withLock {
-      () -> (Bool, CheckedContinuation<WorkHangEnding?, Never>?) in
-      guard !delivered else { return (false, nil) }
+  /// Hands the task `ending`; called once.
+  func deliver(_ ending: WorkHangEnding?) {
+    let waiter = lock.withLock { () -> CheckedContinuation<WorkHangEnding?, Never>? in
       delivered = true
       self.ending = ending
       let waiter = self.waiter
       self.waiter = nil
-      return (true, waiter)
+      return waiter
     }
-    guard first else { return false }
-    if hasTask {
-      waiter?.resume(returning: ending)
-    } else {
-      ending?.run()
-    }
-    return true
+    waiter?.resume(returning: ending)
   }
 
   /// Waits for the ending.

@@ -69,12 +69,18 @@ package final class HeldTask: @unchecked Sendable {
 
   deinit { tempo_task_release(task) }
 
-  /// Keeps `task`, the running task or one kept alive otherwise, unless it is a child of
-  /// `async let`, whose memory is its parent's (a retain does not keep it).
-  static func keeping(_ task: UnsafeRawPointer) -> HeldTask? {
+  /// Takes a retain of `task`, the running task or one kept alive otherwise, unless it is a
+  /// child of `async let`, whose memory is its parent's (a retain does not keep it); answers
+  /// the task if kept.
+  static func keep(_ task: UnsafeRawPointer) -> UnsafeRawPointer? {
     guard !JobIdentity.isAsyncLetChild(task) else { return nil }
     tempo_task_retain(task)
-    return HeldTask(retained: task)
+    return task
+  }
+
+  /// Keeps `task` as ``keep(_:)`` does, in a `HeldTask`.
+  static func keeping(_ task: UnsafeRawPointer) -> HeldTask? {
+    keep(task).map(HeldTask.init(retained:))
   }
 
   /// What the hang watch reads of a test with no executor: the task is alive, and waits for
@@ -82,17 +88,24 @@ package final class HeldTask: @unchecked Sendable {
   var activity: TestActivity {
     TestActivity(
       accepted: 0, isQuiet: true, waitsOnOutsideWork: false,
-      isRunningTest: !isComplete,
+      isRunningTest: !tempo_task_is_complete(task),
       testTaskIsWaiting: TestExecutor.awaitsItsTasks(task))
   }
 
-  /// Whether the task has ended.
-  var isComplete: Bool { tempo_task_is_complete(task) }
+  /// Whether the task is suspended, waiting on anything but a thread (``isWaiting(_:)``).
+  var isWaiting: Bool { Self.isWaiting(task) }
 
-  /// Whether the task is suspended, waiting on anything but a thread: neither running, queued,
-  /// parked in a yield, nor ended.
-  var isWaiting: Bool {
-    !tempo_task_is_runnable(task) && !TestExecutor.isParkedInYield(task) && !isComplete
+  /// Whether `task`, kept alive, is suspended, waiting on anything but a thread: neither
+  /// running, queued, parked in a yield, nor ended.
+  static func isWaiting(_ task: UnsafeRawPointer) -> Bool {
+    !tempo_task_is_runnable(task) && !TestExecutor.isParkedInYield(task)
+      && !tempo_task_is_complete(task)
+  }
+
+  /// Another retain of the task, for whoever takes it over.
+  var retained: UnsafeRawPointer {
+    tempo_task_retain(task)
+    return task
   }
 
   /// Cancels the task, as `Task.cancel()` does: its cancellation handlers run on this thread.
@@ -151,24 +164,24 @@ extension TestExecutor {
     return TestRegistry.retainTestTaskOfCurrentTask().map { .lineageMember(HeldTask(retained: $0)) }
   }
 
-  /// The test's own task for a task whose role is `role`, kept: the task that runs the scope's
-  /// body, or the test's task a clock opened the executor for, or the task the test runner
-  /// started. Nil once the body has ended, or if the task cannot be kept (a child of
-  /// `async let`). Call from the task `role` is of.
-  static func testTask(of role: SleeperRole) -> HeldTask? {
+  /// The test's own task for a task whose role is `role`, with a retain for the caller: the
+  /// task that runs the scope's body, or the test's task a clock opened the executor for, or
+  /// the task the test runner started. Nil once the body has ended, or if the task cannot be
+  /// kept (a child of `async let`). Call from the task `role` is of.
+  static func keepTestTask(of role: SleeperRole) -> UnsafeRawPointer? {
     switch role {
     case .scoped, .testTask:
-      return currentTaskPointer.flatMap(HeldTask.keeping)
+      return currentTaskPointer.flatMap(HeldTask.keep)
     case .scopeMember(let executor):
       // The body's task is alive while its body runs (see `activity`), so it is kept under
       // the lock that `bodyEnded()` takes.
       return executor.lock.withLock {
-        executor.bodyHasEnded ? nil : executor.root.flatMap { HeldTask.keeping($0.address) }
+        executor.bodyHasEnded ? nil : executor.root.flatMap { HeldTask.keep($0.address) }
       }
     case .testMember(let executor):
-      return executor.heldOpener.flatMap(HeldTask.keeping)
+      return executor.heldOpener.flatMap(HeldTask.keep)
     case .lineageMember(let test):
-      return test
+      return test.retained
     }
   }
 
