@@ -129,18 +129,18 @@ final class WatchedWork: @unchecked Sendable {
   /// this call ended it (a watch ends once).
   @discardableResult
   func end(with report: HangReport?) -> Bool {
-    guard hasEnded.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
-      .exchanged
-    else { return false }
-    let ending = report.map {
+    let ending = hasEnded.compareExchange(
+      expected: false, desired: true, ordering: .acquiringAndReleasing)
+    guard ending.exchanged else { return false }
+    let delivered = report.map {
       WorkHangEnding(
         report: $0, test: HeldTask.keeping(test),
         scheduling: scheduling.flatMap(HeldTask.keeping))
     }
     if let reporter {
-      reporter.deliver(ending)
+      reporter.deliver(delivered)
     } else {
-      ending?.run()
+      delivered?.run()
     }
     return true
   }
