@@ -175,10 +175,14 @@ package final class HangWatch: @unchecked Sendable {
   // and the ones that fired or were removed are let go after unlocking.
   private let lock = Lock()
   private var state: HangWatchState<Watched>
-  /// The time sources followed as a whole (``WatchedWork``): each is its own group, and needs
-  /// ``workLooksBeyondSleeps`` looks more than a sleep, so that the sleeps of a blocked test are
-  /// reported and ended first.
+  /// The time sources followed as a whole (``WatchedWork``), each under the key of its watch
+  /// (a source's address may be reused by another source while the watch of the first waits
+  /// for its next look): each is its own group, and needs ``workLooksBeyondSleeps`` looks more
+  /// than a sleep, so that the sleeps of a blocked test are reported and ended first.
   private var work: HangWatchState<WatchedWork>
+  /// The key of the watch of each source that has one, by the source's address; a key whose
+  /// watch is gone, or follows another source, is stale.
+  private var watchOfSource: [ObjectIdentifier: ObjectIdentifier] = [:]
   private var mainQueue: MainQueueWatchState<TestExecutor>
   private var isLooking = false
   private var lastLook = DispatchTime.now()
@@ -260,28 +264,32 @@ package final class HangWatch: @unchecked Sendable {
   func watch(_ watched: WatchedWork) -> Bool {
     guard let source = watched.source else { return false }
     let first = watched.observe()
-    let key = ObjectIdentifier(source)
-    let (added, replaced, startLooking) = lock.withLock {
-      () -> (Bool, WatchedWork?, Bool) in
-      if let existing = work.payload(of: key), existing.source === source {
-        return (false, nil, false)
-      }
-      // A watch of a source that went away, made at the same address, is dropped at its next
-      // look; this one replaces it now.
-      let replaced = work.remove(key)
+    let key = ObjectIdentifier(watched)
+    let (existing, startLooking) = lock.withLock { () -> (WatchedWork?, Bool) in
+      let existing = watchedWork(of: source)
+      guard existing == nil else { return (existing, false) }
+      // A watch of a source that went away at the same address is dropped at its next look.
+      watchOfSource[ObjectIdentifier(source)] = key
       work.add(key, watched, group: key, first: first)
-      return (true, replaced, beginLooking())
+      return (nil, beginLooking())
     }
-    withExtendedLifetime(replaced) {}
     if startLooking { scheduleLook() }
-    return added
+    return existing == nil
   }
 
   /// Whether a watch follows `source`'s pending work.
   func isWatching(_ source: any WatchedWorkSource) -> Bool {
-    let key = ObjectIdentifier(source)
-    let existing = lock.withLock { work.payload(of: key) }
-    return existing?.source === source
+    let existing = lock.withLock { watchedWork(of: source) }
+    return existing != nil
+  }
+
+  /// The watch that follows `source`, if any. Called under the lock; the answer is released
+  /// after unlocking.
+  private func watchedWork(of source: any WatchedWorkSource) -> WatchedWork? {
+    guard let key = watchOfSource[ObjectIdentifier(source)],
+      let existing = work.payload(of: key), existing.source === source
+    else { return nil }
+    return existing
   }
 
   /// Whether the caller must schedule the first look: nobody looks yet. Called under the lock.
@@ -318,6 +326,7 @@ package final class HangWatch: @unchecked Sendable {
     let (fired, firedSources, stalled, goOn) = lock.withLock {
       let fired = state.record(observations, afterGap: afterGap)
       let firedSources = work.record(sourceObservations, afterGap: afterGap)
+      watchOfSource = watchOfSource.filter { work.payload(of: $0.value) != nil }
       let stalled = mainQueue.record(queues, afterGap: afterGap)
       isLooking = !state.isEmpty || !work.isEmpty || !mainQueue.isEmpty
       return (fired, firedSources, stalled, isLooking)
