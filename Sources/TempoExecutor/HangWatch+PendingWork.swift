@@ -17,6 +17,11 @@ extension HangWatch {
   /// release moves the test on.
   static let workLooksBeyondSleeps = 2
 
+  /// How many sources the watch follows at once for one test: a test that keeps thousands of
+  /// schedulers with work pending (a model check of the engine) would otherwise cost every
+  /// look thousands of reads. Sources beyond it are not followed for that test.
+  static let sourcesPerTest = 64
+
   /// Follows `source`'s pending work for the test of the current task, a task of a test.
   ///
   /// The source is told it is watched even when the current task is in no test (a task the
@@ -39,13 +44,10 @@ extension HangWatch {
     let watched = WatchedWork(
       source: source, role: role, test: test, scheduling: scheduling,
       reporter: isInSwiftTestingTest ? WorkHangReporter() : nil)
-    if watch(watched) {
-      source.watchStarted()
-    } else {
-      // Another task started a watch of the source meanwhile: this one ends unused, and
-      // leaves the source to that watch.
-      watched.end(with: nil)
-    }
+    // Not followed if another task started a watch of the source meanwhile, or if the test
+    // has as many as it may: this one ends unused. Either way the source stops asking.
+    if !watch(watched) { watched.end(with: nil) }
+    source.watchStarted()
   }
 
   /// Reports `watched`, whose pending work held its test up, and cancels the test's task.
@@ -72,8 +74,8 @@ extension HangWatch {
 /// waits when the watch fires.
 ///
 /// The watch ends once: with a report when it fires, or, when the watch lets it go (the test
-/// ended, or the source went away), with none; then the source is told, and asks for a watch
-/// again at its next work.
+/// ended, the source went away, or nothing was pending on it at a look), with none; then the
+/// source is told, and asks for a watch again at its next work.
 @available(TempoTestExecutor 1.0, *)
 final class WatchedWork: @unchecked Sendable {
   // Invariant: every stored property is set once, in `init`; `source` is a weak reference,
@@ -81,6 +83,10 @@ final class WatchedWork: @unchecked Sendable {
   // retain, released in `deinit`, and are only read for their status or cancelled; `hasEnded`
   // is atomic.
   private(set) weak var source: (any WatchedWorkSource)?
+  /// The source's address, the key of the watch's index (``HangWatch``).
+  let sourceID: ObjectIdentifier
+  /// The test's task's address, under which the watch counts the watches of one test.
+  var testID: UnsafeRawPointer { test }
   let role: SleeperRole
   private let test: UnsafeRawPointer
   private let scheduling: UnsafeRawPointer?
@@ -95,6 +101,7 @@ final class WatchedWork: @unchecked Sendable {
     scheduling: UnsafeRawPointer?, reporter: WorkHangReporter?
   ) {
     self.source = source
+    self.sourceID = ObjectIdentifier(source)
     self.role = role
     self.test = test
     self.scheduling = scheduling
@@ -110,18 +117,31 @@ final class WatchedWork: @unchecked Sendable {
 
   /// What the watch sees at one look. The test's own task must be suspended (not running,
   /// queued or parked in a yield) and alive; where an executor follows the test, its work must
-  /// be quiet too.
-  func observe() -> HangObservation {
-    guard let source else { return HangObservation(progress: 0, activity: nil, isPending: false) }
-    var activity =
-      role.executor?.activity
+  /// be quiet too. `activity` reads an executor's activity (once per look for all the watches
+  /// of one test).
+  ///
+  /// The cheap reads come first: a test may leave thousands of watches (one per scheduler it
+  /// made), each observed at every look.
+  func observe(activity readActivity: (TestExecutor) -> TestActivity) -> HangObservation {
+    guard let source, !tempo_task_is_complete(test) else { return Self.idle(isPending: false) }
+    // A test whose task runs is not blocked: nothing more to read.
+    guard HeldTask.isWaiting(test) else { return Self.idle(isPending: true) }
+    // Nothing pending holds nothing up: the watch is let go, and the source asks again at its
+    // next work.
+    guard source.hasPendingWork else { return Self.idle(isPending: false) }
+    let activity =
+      role.executor.map(readActivity)
       ?? TestActivity(
         accepted: 0, isQuiet: true, waitsOnOutsideWork: false, isRunningTest: true)
-    activity.isRunningTest = activity.isRunningTest && !tempo_task_is_complete(test)
-    activity.testTaskIsWaiting = activity.testTaskIsWaiting && HeldTask.isWaiting(test)
     return HangObservation(
       progress: source.progressMark, activity: activity, isPending: activity.isRunningTest,
-      isAdvancedByItself: source.isAdvancedByItself, hasWork: source.hasPendingWork)
+      isAdvancedByItself: source.isAdvancedByItself)
+  }
+
+  /// What a look records of a watch that holds nothing up: kept if `isPending`, else dropped
+  /// (nothing pending on the source, or the test's task has ended).
+  static func idle(isPending: Bool) -> HangObservation {
+    HangObservation(progress: 0, activity: nil, isPending: isPending, hasWork: false)
   }
 
   /// Ends the watch, with `report` if it fired: the report is made in the test, then the test's

@@ -183,6 +183,9 @@ package final class HangWatch: @unchecked Sendable {
   /// The key of the watch of each source that has one, by the source's address; a key whose
   /// watch is gone, or follows another source, is stale.
   private var watchOfSource: [ObjectIdentifier: ObjectIdentifier] = [:]
+  /// How many sources are followed for each test, by its task's address (at most
+  /// ``sourcesPerTest``).
+  private var sourcesOfTest: [UnsafeRawPointer: Int] = [:]
   private var mainQueue: MainQueueWatchState<TestExecutor>
   private var isLooking = false
   private var lastLook = DispatchTime.now()
@@ -263,24 +266,38 @@ package final class HangWatch: @unchecked Sendable {
   /// follows the source already; answers whether it did.
   func watch(_ watched: WatchedWork) -> Bool {
     guard let source = watched.source else { return false }
-    let first = watched.observe()
+    // Not observed now: the first look sees it as it is then, and counts from there.
+    let first = WatchedWork.idle(isPending: true)
     let key = ObjectIdentifier(watched)
-    let (existing, startLooking) = lock.withLock { () -> (WatchedWork?, Bool) in
+    let (added, existing, startLooking) = lock.withLock { () -> (Bool, WatchedWork?, Bool) in
       let existing = watchedWork(of: source)
-      guard existing == nil else { return (existing, false) }
+      let count = sourcesOfTest[watched.testID, default: 0]
+      guard existing == nil, count < Self.sourcesPerTest else { return (false, existing, false) }
+      sourcesOfTest[watched.testID] = count + 1
       // A watch of a source that went away at the same address is dropped at its next look.
-      watchOfSource[ObjectIdentifier(source)] = key
+      watchOfSource[watched.sourceID] = key
       work.add(key, watched, group: key, first: first)
-      return (nil, beginLooking())
+      return (true, nil, beginLooking())
     }
+    withExtendedLifetime(existing) {}
     if startLooking { scheduleLook() }
-    return existing == nil
+    return added
   }
 
   /// Whether a watch follows `source`'s pending work.
   func isWatching(_ source: any WatchedWorkSource) -> Bool {
     let existing = lock.withLock { watchedWork(of: source) }
     return existing != nil
+  }
+
+  /// Forgets the index entries and counts of `dropped`, watches no longer followed (the index
+  /// may have moved on to another watch of the same address). Called under the lock.
+  private func forgetSources(of dropped: [(key: ObjectIdentifier, payload: WatchedWork)]) {
+    for (key, watched) in dropped where work.payload(of: key) == nil {
+      if watchOfSource[watched.sourceID] == key { watchOfSource[watched.sourceID] = nil }
+      let count = sourcesOfTest[watched.testID, default: 1] - 1
+      sourcesOfTest[watched.testID] = count > 0 ? count : nil
+    }
   }
 
   /// The watch that follows `source`, if any. Called under the lock; the answer is released
@@ -321,12 +338,22 @@ package final class HangWatch: @unchecked Sendable {
       return (state.watched, work.watched, mainQueue.watched, gap)
     }
     let observations = watched.map { (key: $0.key, observation: $0.payload.observe()) }
-    let sourceObservations = sources.map { (key: $0.key, observation: $0.payload.observe()) }
+    // One read of each executor's activity for all the watches of its test.
+    var activities: [ObjectIdentifier: TestActivity] = [:]
+    let sourceObservations = sources.map { source in
+      let observation = source.payload.observe { executor in
+        if let read = activities[ObjectIdentifier(executor)] { return read }
+        let read = executor.activity
+        activities[ObjectIdentifier(executor)] = read
+        return read
+      }
+      return (key: source.key, observation: observation)
+    }
     let queues = executors.map { (key: $0.key, observation: $0.payload.mainQueueObservation) }
     let (fired, firedSources, stalled, goOn) = lock.withLock {
       let fired = state.record(observations, afterGap: afterGap)
       let firedSources = work.record(sourceObservations, afterGap: afterGap)
-      watchOfSource = watchOfSource.filter { work.payload(of: $0.value) != nil }
+      forgetSources(of: sources)
       let stalled = mainQueue.record(queues, afterGap: afterGap)
       isLooking = !state.isEmpty || !work.isEmpty || !mainQueue.isEmpty
       return (fired, firedSources, stalled, isLooking)
