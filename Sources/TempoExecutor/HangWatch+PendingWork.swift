@@ -29,10 +29,14 @@ extension HangWatch {
   /// the first test that schedules work on it from a task, and again once that test has
   /// ended.
   func watchPendingWork(of source: any WatchedWorkSource) {
+    // The source stops asking first: a look that lets the watch go tells it to ask again.
+    source.watchStarted()
     guard !isWatching(source),
       let role = TestExecutor.roleOfCurrentSleeper(),
       let test = TestExecutor.keepTestTask(of: role)
-    else { return source.watchStarted() }
+    else { return }
+    // Checked before anything is made for the watch (under Swift Testing, a task).
+    guard hasRoom(forSourceOf: test) else { return tempo_task_release(test) }
     // The task that schedules the work, if not the test's own: a task that reads a pipeline
     // through `.values` subscribes, and so schedules, from the task that then waits.
     let scheduling: UnsafeRawPointer? =
@@ -45,9 +49,8 @@ extension HangWatch {
       source: source, role: role, test: test, scheduling: scheduling,
       reporter: isInSwiftTestingTest ? WorkHangReporter() : nil)
     // Not followed if another task started a watch of the source meanwhile, or if the test
-    // has as many as it may: this one ends unused. Either way the source stops asking.
+    // has as many as it may by now: this one ends unused.
     if !watch(watched) { watched.end(with: nil) }
-    source.watchStarted()
   }
 
   /// Reports `watched`, whose pending work held its test up, and cancels the test's task.
@@ -74,8 +77,8 @@ extension HangWatch {
 /// waits when the watch fires.
 ///
 /// The watch ends once: with a report when it fires, or, when the watch lets it go (the test
-/// ended, the source went away, or nothing was pending on it at a look), with none; then the
-/// source is told, and asks for a watch again at its next work.
+/// ended, or the source went away), with none; then the source is told, and asks for a watch
+/// again at its next work.
 @available(TempoTestExecutor 1.0, *)
 final class WatchedWork: @unchecked Sendable {
   // Invariant: every stored property is set once, in `init`; `source` is a weak reference,
@@ -124,11 +127,9 @@ final class WatchedWork: @unchecked Sendable {
   /// made), each observed at every look.
   func observe(activity readActivity: (TestExecutor) -> TestActivity) -> HangObservation {
     guard let source, !tempo_task_is_complete(test) else { return Self.idle(isPending: false) }
-    // A test whose task runs is not blocked: nothing more to read.
-    guard HeldTask.isWaiting(test) else { return Self.idle(isPending: true) }
-    // Nothing pending holds nothing up: the watch is let go, and the source asks again at its
-    // next work.
-    guard source.hasPendingWork else { return Self.idle(isPending: false) }
+    // A test whose task runs is not blocked, and nothing pending holds nothing up: nothing
+    // more to read.
+    guard HeldTask.isWaiting(test), source.hasPendingWork else { return Self.idle(isPending: true) }
     let activity =
       role.executor.map(readActivity)
       ?? TestActivity(
@@ -139,7 +140,7 @@ final class WatchedWork: @unchecked Sendable {
   }
 
   /// What a look records of a watch that holds nothing up: kept if `isPending`, else dropped
-  /// (nothing pending on the source, or the test's task has ended).
+  /// (the source went away, or the test's task has ended).
   static func idle(isPending: Bool) -> HangObservation {
     HangObservation(progress: 0, activity: nil, isPending: isPending, hasWork: false)
   }

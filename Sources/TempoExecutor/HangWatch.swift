@@ -284,6 +284,11 @@ package final class HangWatch: @unchecked Sendable {
     return added
   }
 
+  /// Whether the test whose task is `test` may have one more source followed.
+  func hasRoom(forSourceOf test: UnsafeRawPointer) -> Bool {
+    lock.withLock { sourcesOfTest[test, default: 0] < Self.sourcesPerTest }
+  }
+
   /// Whether a watch follows `source`'s pending work.
   func isWatching(_ source: any WatchedWorkSource) -> Bool {
     let existing = lock.withLock { watchedWork(of: source) }
