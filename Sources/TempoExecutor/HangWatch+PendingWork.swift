@@ -31,12 +31,11 @@ extension HangWatch {
   func watchPendingWork(of source: any WatchedWorkSource) {
     // The source stops asking first: a look that lets the watch go tells it to ask again.
     source.watchStarted()
-    guard !isWatching(source),
-      let role = TestExecutor.roleOfCurrentSleeper(),
+    guard let role = TestExecutor.roleOfCurrentSleeper(),
       let test = TestExecutor.keepTestTask(of: role)
     else { return }
     // Checked before anything is made for the watch (under Swift Testing, a task).
-    guard hasRoom(forSourceOf: test) else { return tempo_task_release(test) }
+    guard admits(source, forTestOf: test) else { return tempo_task_release(test) }
     // The task that schedules the work, if not the test's own: a task that reads a pipeline
     // through `.values` subscribes, and so schedules, from the task that then waits.
     let scheduling: UnsafeRawPointer? =
@@ -88,10 +87,9 @@ final class WatchedWork: @unchecked Sendable {
   private(set) weak var source: (any WatchedWorkSource)?
   /// The source's address, the key of the watch's index (``HangWatch``).
   let sourceID: ObjectIdentifier
-  /// The test's task's address, under which the watch counts the watches of one test.
-  var testID: UnsafeRawPointer { test }
   let role: SleeperRole
-  private let test: UnsafeRawPointer
+  /// The test's own task, kept; its address is what the watch counts one test's watches by.
+  let test: UnsafeRawPointer
   private let scheduling: UnsafeRawPointer?
   /// Under Swift Testing, where the report is made (see ``WorkHangReporter``).
   private let reporter: WorkHangReporter?

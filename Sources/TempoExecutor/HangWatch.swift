@@ -272,9 +272,9 @@ package final class HangWatch: @unchecked Sendable {
     let key = ObjectIdentifier(watched)
     let (added, existing, startLooking) = lock.withLock { () -> (Bool, WatchedWork?, Bool) in
       let existing = watchedWork(of: source)
-      let count = sourcesOfTest[watched.testID, default: 0]
+      let count = sourcesOfTest[watched.test, default: 0]
       guard existing == nil, count < Self.sourcesPerTest else { return (false, existing, false) }
-      sourcesOfTest[watched.testID] = count + 1
+      sourcesOfTest[watched.test] = count + 1
       // A watch of a source that went away at the same address is dropped at its next look.
       watchOfSource[watched.sourceID] = key
       work.add(key, watched, group: key, first: first)
@@ -285,15 +285,13 @@ package final class HangWatch: @unchecked Sendable {
     return added
   }
 
-  /// Whether the test whose task is `test` may have one more source followed.
-  func hasRoom(forSourceOf test: UnsafeRawPointer) -> Bool {
-    lock.withLock { sourcesOfTest[test, default: 0] < Self.sourcesPerTest }
-  }
-
-  /// Whether a watch follows `source`'s pending work.
-  func isWatching(_ source: any WatchedWorkSource) -> Bool {
-    let existing = lock.withLock { watchedWork(of: source) }
-    return existing != nil
+  /// Whether a watch of `source` for the test whose task is `test` would be followed: none
+  /// follows the source yet, and the test has room for one more (``watch(_:)`` checks again).
+  func admits(_ source: any WatchedWorkSource, forTestOf test: UnsafeRawPointer) -> Bool {
+    let (existing, hasRoom) = lock.withLock {
+      (watchedWork(of: source), sourcesOfTest[test, default: 0] < Self.sourcesPerTest)
+    }
+    return existing == nil && hasRoom
   }
 
   /// Forgets the index entries and counts of `dropped`, watches no longer followed (the index
@@ -301,8 +299,8 @@ package final class HangWatch: @unchecked Sendable {
   private func forgetSources(of dropped: [(key: ObjectIdentifier, payload: WatchedWork)]) {
     for (key, watched) in dropped where work.payload(of: key) == nil {
       if watchOfSource[watched.sourceID] == key { watchOfSource[watched.sourceID] = nil }
-      let count = sourcesOfTest[watched.testID, default: 1] - 1
-      sourcesOfTest[watched.testID] = count > 0 ? count : nil
+      let count = sourcesOfTest[watched.test, default: 1] - 1
+      sourcesOfTest[watched.test] = count > 0 ? count : nil
     }
   }
 
