@@ -103,6 +103,10 @@ package struct LineageState<Owner: AnyObject>: ~Copyable {
   /// The tasks seen, by address. An entry whose ID differs from the task now at its address
   /// belongs to an ended task, and is replaced when that address is seen again.
   package private(set) var entries: [UnsafeRawPointer: Entry] = [:]
+  /// The addresses of the entries each owner adopted, so that ``forget(_:)`` reads only its
+  /// own. An address whose entry has been made anew since is skipped then.
+  // Invariant: every entry adopted by an owner is listed under it here.
+  private var adoptedAt: [ObjectIdentifier: [UnsafeRawPointer]] = [:]
 
   /// How many entries have been made: a clock made outside any task notes it, and tells the
   /// tasks seen before it from those seen since (``testTask(of:seenBefore:)``).
@@ -147,6 +151,7 @@ package struct LineageState<Owner: AnyObject>: ~Copyable {
         isRetained: retains)
       made += 1
       if retains { retainedCount += 1 }
+      if let adopter { adoptedAt[ObjectIdentifier(adopter), default: []].append(owner.address) }
       isNew = adopter != nil
     }
     let job = OutsideJob(
@@ -236,7 +241,12 @@ package struct LineageState<Owner: AnyObject>: ~Copyable {
     descendantsOf root: TaskRef, by owner: Owner, countingRoot: Bool = false
   ) -> Adoption {
     var adoption = Adoption()
+    var adopted: [UnsafeRawPointer] = []
+    defer {
+      if !adopted.isEmpty { adoptedAt[ObjectIdentifier(owner), default: []] += adopted }
+    }
     for (address, entry) in entries where entry.adoptedBy == nil && entry.ancestors.contains(root) {
+      adopted.append(address)
       entries[address]!.adoptedBy = owner
       entries[address]!.jobs.counted = entry.jobs.inFlight
       entries[address]!.others.counted = entry.others.inFlight
@@ -248,6 +258,7 @@ package struct LineageState<Owner: AnyObject>: ~Copyable {
       }
     }
     if let entry = entries[root.address], entry.id == root.id, entry.adoptedBy == nil {
+      adopted.append(root.address)
       entries[root.address]!.adoptedBy = owner
       entries[root.address]!.others.counted = entry.others.inFlight
       adoption.inFlight += entry.others.inFlight
@@ -298,9 +309,12 @@ package struct LineageState<Owner: AnyObject>: ~Copyable {
   /// more. The entries stay, with their jobs in flight: a task's entry made anew while its
   /// earlier jobs still run would count their ends against its new ones. Returns the
   /// references to `owner` it dropped, to be released by the caller.
+  ///
+  /// - Complexity: O(*a*), where *a* is the number of entries `owner` adopted.
   package mutating func forget(_ owner: Owner) -> [Owner] {
     var released: [Owner] = []
-    for (address, entry) in entries where entry.adoptedBy === owner {
+    for address in adoptedAt.removeValue(forKey: ObjectIdentifier(owner)) ?? []
+    where entries[address]?.adoptedBy === owner {
       released.append(owner)
       entries[address]!.adoptedBy = nil
       entries[address]!.jobs.counted = 0

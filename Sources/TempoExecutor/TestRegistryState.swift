@@ -44,6 +44,11 @@ package struct TestRegistryState<Executor: AnyObject>: ~Copyable {
   /// The tasks each open executor has met, by address. An entry whose ID differs from the task
   /// now at that address belongs to an ended task, and says nothing.
   private var members: [UnsafeRawPointer: Member] = [:]
+  /// The addresses each open executor was noted at in ``members``, so that its close removes
+  /// its own entries without reading everyone's. An address whose entry another executor has
+  /// taken since is skipped then.
+  // Invariant: every entry of `members` is listed under its executor here.
+  private var addressesOf: [ObjectIdentifier: [UnsafeRawPointer]] = [:]
   /// How many clocks, schedulers and timelines made outside any task watch for their test.
   package private(set) var watchers = 0
   /// Who started whom while anyone watches.
@@ -70,7 +75,7 @@ package struct TestRegistryState<Executor: AnyObject>: ~Copyable {
 
   /// What an event removed, for the caller to release after unlocking.
   package struct Released {
-    var members: [UnsafeRawPointer: Member] = [:]
+    var members: [Member] = []
     var adopters: [Executor] = []
     /// Tasks the lineage retained (``LineageState/removeUnadopted()``): `tempo_task_release`.
     package var tasks: [UnsafeRawPointer] = []
@@ -78,11 +83,15 @@ package struct TestRegistryState<Executor: AnyObject>: ~Copyable {
 
   /// `executor` closes: its members and the tasks it adopted are forgotten. Answers what the
   /// hooks need, and the references to release after unlocking.
+  ///
+  /// - Complexity: O(*m* + *a*), where *m* is the number of times the executor's tasks were
+  ///   noted and *a* the number of tasks it adopted: the other executors' entries are not read.
+  ///   (It runs under the registry's lock, which every job routed by the global hook takes.)
   package mutating func closed(_ executor: Executor) -> (hooks: Hooks, released: Released) {
-    guard open.removeValue(forKey: ObjectIdentifier(executor)) != nil else {
-      return (.unchanged, Released())
-    }
-    var before: [UnsafeRawPointer: Member] = [:]
+    let id = ObjectIdentifier(executor)
+    guard open.removeValue(forKey: id) != nil else { return (.unchanged, Released()) }
+    let addresses = addressesOf.removeValue(forKey: id) ?? []
+    var dropped: [Member] = []
     if open.isEmpty {
       // Every member left is this executor's (only open executors have members), and this
       // executor outlives the call (its caller holds it), so dropping them here releases
@@ -90,15 +99,17 @@ package struct TestRegistryState<Executor: AnyObject>: ~Copyable {
       // notes its tasks with no allocation.
       members.removeAll(keepingCapacity: true)
     } else {
-      before = members
-      members = members.filter { $0.value.executor !== executor }
+      dropped.reserveCapacity(addresses.count)
+      for address in addresses where members[address]?.executor === executor {
+        dropped.append(members.removeValue(forKey: address)!)
+      }
     }
     let adopted = lineage.forget(executor)
     // Its tasks' entries go too once nobody watches (else the last watch's end removes them).
     let tasks = watchers == 0 ? lineage.removeUnadopted() : []
     return (
       needsHooks ? .unchanged : .restore,
-      Released(members: before, adopters: adopted, tasks: tasks)
+      Released(members: dropped, adopters: adopted, tasks: tasks)
     )
   }
 
@@ -163,6 +174,9 @@ package struct TestRegistryState<Executor: AnyObject>: ~Copyable {
     }
     let replaced = members.updateValue(
       Member(executor: executor, taskID: task.id, isWatched: watches), forKey: task.address)
+    if replaced?.executor !== executor {
+      addressesOf[ObjectIdentifier(executor), default: []].append(task.address)
+    }
     let wasWatched = replaced.map {
       $0.executor === executor && $0.taskID == task.id && $0.isWatched
     }

@@ -228,6 +228,10 @@ import Testing
       #expect(registry.needsHooks == (!open.isEmpty || watchers > 0))
       for (index, task) in tasks.enumerated() {
         #expect(registry.member(at: task.address, id: task.id) === met[index])
+        // A closed executor adopts nothing (its close forgot each task it adopted).
+        if let adopter = registry.lineage.adopter(of: task) {
+          #expect(open.contains(ObjectIdentifier(adopter)))
+        }
       }
     }
     #expect(open.isEmpty && watchers == 0 && jobs.isEmpty)
