@@ -67,9 +67,12 @@ let package = Package(
     .target(
       name: "TempoSupport",
       dependencies: [
-        .product(name: "IssueReporting", package: "xctest-dynamic-overlay")
+        "TempoFutex",
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
     ),
+    // The futex lock TempoSupport's mutex is on Linux (empty elsewhere).
+    .target(name: "TempoFutex"),
     // The runtime's executor hooks as C function pointer types, which Swift signs and calls as
     // the runtime expects under pointer authentication (arm64e).
     .target(name: "TempoRuntimeABI"),

@@ -8,16 +8,16 @@
   public import Darwin
 #elseif canImport(Glibc)
   public import Glibc
-  public import Synchronization
+  public import TempoFutex
   // The types the wrappers store (`pthread_mutex_t`, `pthread_key_t`) are attributed to the
   // runtime's shim module, which `MemberImportVisibility` asks for by name.
   public import SwiftOverlayShims
 #elseif canImport(Musl)
   public import Musl
-  public import Synchronization
+  public import TempoFutex
 #elseif canImport(Android)
   public import Android
-  public import Synchronization
+  public import TempoFutex
 #endif
 
 /// The platform primitives Tempo uses: a mutex, a thread-specific value and a symbol lookup.
@@ -32,10 +32,19 @@
 @_spi(TempoInternals) public enum Platform {}
 
 extension Platform {
-  /// The platform's non-recursive mutex: `os_unfair_lock` on Apple platforms, the standard
-  /// library's futex-based `Mutex` elsewhere (an atomic compare-and-exchange to lock and to
-  /// unlock when nobody waits, where a pthread mutex takes a call and a few checks each way).
-  /// ``Lock`` owns one.
+  /// The platform's non-recursive mutex: `os_unfair_lock` on Apple platforms, TempoFutex's
+  /// futex word elsewhere (an atomic compare-and-exchange to lock, an exchange to unlock, when
+  /// nobody waits, where a pthread mutex takes a call and a few checks each way). ``Lock`` owns
+  /// one.
+  ///
+  /// Both let a running thread take a lock just released. The standard library's `Mutex` does
+  /// not on Linux: it is a priority-inheritance futex, whose contended unlock hands the lock to
+  /// a waiter that must first be scheduled. With more runnable threads than cores (tests in
+  /// parallel beside a busy machine) the test registry's lock, taken on the way of many jobs,
+  /// then went from one descheduled waiter to the next: on this project's two-core machine
+  /// with both cores otherwise busy, 10 of 19 runs of Tempo's parallel suite failed (tests
+  /// over their time limits, waits for unseen yields past theirs) and took up to 172 s; with
+  /// this lock, 0 of 14, in 34 to 52 s (Benchmarks.md, "The lock on Linux").
   ///
   /// ```swift
   /// let mutex = Platform.Mutex()
@@ -63,19 +72,22 @@ extension Platform {
       @inlinable @inline(__always)
       public borrowing func unlock() { os_unfair_lock_unlock(pointer) }
     #else
-      @usableFromInline let mutex: Synchronization.Mutex<Void>
-      /// A pthread mutex used instead under ThreadSanitizer, which cannot see the futex calls
-      /// that hand a contended standard-library mutex from one thread to the next (they are made
-      /// in the uninstrumented standard library) and would report the data it guards as raced.
+      @usableFromInline let word: UnsafeMutablePointer<UInt32>
+      /// A pthread mutex used instead under ThreadSanitizer, which models pthread mutexes as
+      /// locks; the futex word's atomics alone would be checked as plain accesses by whichever
+      /// build of TempoFutex runs.
       @usableFromInline let sanitized: UnsafeMutablePointer<pthread_mutex_t>?
 
       @inlinable
       public init() {
-        mutex = Synchronization.Mutex(())
+        word = .allocate(capacity: 1)
+        word.initialize(to: 0)
         sanitized = Platform.isThreadSanitized ? Platform.makePthreadMutex() : nil
       }
 
       deinit {
+        word.deinitialize(count: 1)
+        word.deallocate()
         guard let sanitized else { return }
         pthread_mutex_destroy(sanitized)
         sanitized.deinitialize(count: 1)
@@ -84,12 +96,12 @@ extension Platform {
 
       @inlinable @inline(__always)
       public borrowing func lock() {
-        if let sanitized { pthread_mutex_lock(sanitized) } else { mutex._unsafeLock() }
+        if let sanitized { pthread_mutex_lock(sanitized) } else { tempo_futex_lock(word) }
       }
 
       @inlinable @inline(__always)
       public borrowing func unlock() {
-        if let sanitized { pthread_mutex_unlock(sanitized) } else { mutex._unsafeUnlock() }
+        if let sanitized { pthread_mutex_unlock(sanitized) } else { tempo_futex_unlock(word) }
       }
     #endif
   }
