@@ -36,7 +36,10 @@ extension TestExecutor {
     at location: SourceLocation, respectingOutsideWork: Bool = false
   ) async -> Bool {
     var giveUpAt: Int?
-    // How long this settle has waited for tasks parked in yields no hook saw.
+    // How long this settle has waited, since a task last came back, for tasks parked in yields
+    // no hook saw, as `LookCredit` counts: not while every thread was busy with other work. A
+    // task that comes back is making progress (one that yields in a loop forever spends the
+    // job budget instead).
     var yieldWaitNanoseconds: UInt64 = 0
     while true {
       let jobsRun = lock.withLock { state.beginDraining() }
@@ -61,14 +64,16 @@ extension TestExecutor {
       }
       // Work may have arrived since the answer (a task back from a yield no hook saw), or a
       // task of the test may be parked in such a yield, still its work: then look again.
-      let lookedAt = DispatchTime.now().uptimeNanoseconds
       switch await lookAfterQuiet(
         waitsForYields: yieldWaitNanoseconds < 5_000_000_000, at: location)
       {
       case .settled: break
       case .busy: continue
-      case .waitedForYield:
-        yieldWaitNanoseconds += DispatchTime.now().uptimeNanoseconds - lookedAt
+      case .yieldReturned:
+        yieldWaitNanoseconds = 0
+        continue
+      case .stillParked(let nanoseconds):
+        yieldWaitNanoseconds += nanoseconds
         continue
       }
       // A pass through a main queue that does not move would never return.
@@ -143,7 +148,7 @@ extension TestExecutor {
         continuation: continuation, giveUpAt: giveUpAt, respectsOutsideWork: respectsOutsideWork)
       let (answer, opener) = lock.withLock { (state.wait(waiter), state.openerToWatch()) }
       if let answer { continuation.resume(returning: answer) }
-      if opener != nil { watchOpener(since: .now(), every: 20) }
+      if opener != nil { watchOpener(credit: Self.startOfWait, every: 20) }
       // The work waited for may be pumped on the main queue, which something may keep from
       // running: the hang watch looks.
       if answer == nil, pumpsOnMainQueue {
@@ -229,7 +234,7 @@ extension TestExecutor {
   func mainQueuePassRan() {
     let watch = lock.withLock { state.mainQueuePassRan() }
     lookWhetherOpenerSuspended()
-    if watch != nil { watchOpener(since: .now(), every: 20) }
+    if watch != nil { watchOpener(credit: Self.startOfWait, every: 20) }
   }
 
   /// Looks at the opener's status on a system thread, `microseconds` from now and then at
@@ -237,10 +242,10 @@ extension TestExecutor {
   /// more than a second (or a runtime whose task status reads otherwise than Tempo expects) is
   /// taken to have suspended then: time may move while it runs, as it would have without the
   /// look. An opener parked in a yield is waited for longer, up to ten seconds: its
-  /// continuation waits for a thread of the platform's executor, which a busy machine, or
-  /// tests beside it that block their threads, may keep from it for more than a second, and it
-  /// will run.
-  private func watchOpener(since start: DispatchTime, every microseconds: Int) {
+  /// continuation waits for a thread of the platform's executor, and will run. Both are counted
+  /// as ``LookCredit`` counts, from `credit`: a busy machine, or tests beside that keep every
+  /// thread busy, stretch them for as long as they do.
+  private func watchOpener(credit: LookCredit, every microseconds: Int) {
     // Strongly, until it closes (or for a second): a weak reference would give the executor a
     // side table, and every retain and release of it on the path of every job would take the
     // runtime's slow path (a third of a main-actor yield's time, measured).
@@ -250,14 +255,21 @@ extension TestExecutor {
       // for quiet here.
       let isWatched = self.lock.withLock { self.state.opener != nil && !self.state.isClosed }
       guard isWatched else { return }
-      let now = DispatchTime.now()
-      guard now < start + .seconds(1) || now < start + .seconds(10) && self.isOpenerParked
-      else {
+      var credit = credit
+      credit.look(
+        at: DispatchTime.now().uptimeNanoseconds, dueAfter: UInt64(microseconds) * 1_000)
+      let waited = credit.nanoseconds
+      guard waited < 1_000_000_000 || waited < 10_000_000_000 && self.isOpenerParked else {
         self.resume(self.lock.withLock { self.state.openerSuspended() })
         return
       }
-      self.watchOpener(since: start, every: min(microseconds * 2, 1_000))
+      self.watchOpener(credit: credit, every: min(microseconds * 2, 1_000))
     }
+  }
+
+  /// A wait that begins now, counted as ``LookCredit`` counts.
+  private static var startOfWait: LookCredit {
+    LookCredit(startingAt: DispatchTime.now().uptimeNanoseconds)
   }
 
   /// Returns once everything queued on the main queue before the call has run.

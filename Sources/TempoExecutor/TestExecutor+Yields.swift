@@ -82,9 +82,11 @@ extension TestExecutor {
 
   /// Looks once more at a test whose work was found quiet: has work arrived since, or is a task
   /// of the test parked in a yield the executor cannot see? For such a task, waits until it is
-  /// back (or a second at most: then the executor stops watching a task that runs on a thread
+  /// back (or a second at most, counted as ``LookCredit`` counts, so that threads all busy with
+  /// other work do not count: then the executor stops watching a task that runs on a thread
   /// with no job it sees, which blocks that thread). Unless `waitsForYields`, a parked task is
-  /// not waited for: a caller that has waited five seconds goes on.
+  /// not waited for: a caller that has waited five seconds, counted so, for tasks that did not
+  /// come back, goes on.
   ///
   /// It also looks for a task of a test that controls its system sleeps suspended in a system
   /// sleep the clock did not get, and reports it at `location` (see
@@ -97,10 +99,12 @@ extension TestExecutor {
     case .busy: return .busy
     case .yielding:
       guard waitsForYields else { return .settled }
-      await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-        pollYields(resuming: continuation, since: .now(), every: 20)
+      let stillParkedAfter = await withUnsafeContinuation {
+        (continuation: UnsafeContinuation<UInt64?, Never>) in
+        let start = LookCredit(startingAt: DispatchTime.now().uptimeNanoseconds)
+        pollYields(resuming: continuation, credit: start, every: 20)
       }
-      return .waitedForYield
+      return stillParkedAfter.map { .stillParked(nanoseconds: $0) } ?? .yieldReturned
     }
   }
 
@@ -110,8 +114,12 @@ extension TestExecutor {
     case settled
     /// Work has arrived since: wait for quiet again.
     case busy
-    /// A task was parked in an unseen yield, and has been waited for: wait for quiet again.
-    case waitedForYield
+    /// A task was parked in an unseen yield, and came back from it (or work arrived): wait
+    /// for quiet again.
+    case yieldReturned
+    /// A task was parked in an unseen yield, and still is after waiting `nanoseconds` (a
+    /// second, as ``LookCredit`` counts): wait for quiet again, counting the time.
+    case stillParked(nanoseconds: UInt64)
   }
 
   /// What a look at a test whose work was found quiet finds.
@@ -155,22 +163,26 @@ extension TestExecutor {
   }
 
   /// Looks again `microseconds` from now, then at doubling intervals up to 5 ms, and
-  /// resumes `continuation` once no task is parked in a yield (or work has arrived), or a
-  /// second after `start`. A task still parked then is waited for again by the caller's next
-  /// look: its continuation will run.
+  /// resumes `continuation` with nil once no task is parked in a yield (or work has arrived),
+  /// or with the time waited once a second has been counted (as ``LookCredit`` counts). A task
+  /// still parked then is waited for again by the caller's next look: its continuation will
+  /// run.
   private func pollYields(
-    resuming continuation: UnsafeContinuation<Void, Never>, since start: DispatchTime,
+    resuming continuation: UnsafeContinuation<UInt64?, Never>, credit: LookCredit,
     every microseconds: Int
   ) {
     DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(microseconds)) {
-      guard self.lookAtQuiet().look == .yielding else { return continuation.resume() }
-      guard DispatchTime.now() < start + .seconds(1) else {
+      var credit = credit
+      credit.look(
+        at: DispatchTime.now().uptimeNanoseconds, dueAfter: UInt64(microseconds) * 1_000)
+      guard self.lookAtQuiet().look == .yielding else { return continuation.resume(returning: nil) }
+      guard credit.nanoseconds < 1_000_000_000 else {
         let dropped = self.lock.withLock { self.yieldedTasks.dropBlocked() }
         for task in dropped { tempo_task_release(task) }
-        return continuation.resume()
+        return continuation.resume(returning: credit.nanoseconds)
       }
       self.pollYields(
-        resuming: continuation, since: start, every: min(microseconds * 2, 5_000))
+        resuming: continuation, credit: credit, every: min(microseconds * 2, 5_000))
     }
   }
 
