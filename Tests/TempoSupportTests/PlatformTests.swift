@@ -52,6 +52,29 @@ import Testing
     #expect(counter.value == 40_000)
   }
 
+  /// More threads than cores, each giving up its core while it holds the lock: the waiters
+  /// spin out and sleep in the kernel, and each release wakes one, which competes with the
+  /// threads still running. No two are ever inside at once, and no increment is lost.
+  @Test func aContendedLockStillLetsOneThreadAtATimeIn() {
+    let lock = Lock()
+    let counter = Counter()
+    let overlaps = Counter()
+    let threads = 3 * ProcessInfo.processInfo.activeProcessorCount + 2
+    DispatchQueue.concurrentPerform(iterations: threads) { _ in
+      for round in 0..<2_000 {
+        lock.withLock {
+          if counter.isInside { overlaps.value += 1 }
+          counter.isInside = true
+          counter.value += 1
+          if round % 64 == 0 { sched_yield() }
+          counter.isInside = false
+        }
+      }
+    }
+    #expect(counter.value == threads * 2_000)
+    #expect(overlaps.value == 0)
+  }
+
   @Test func aLockedBoxGuardsItsValue() {
     let box = LockedBox(0)
     DispatchQueue.concurrentPerform(iterations: 4) { _ in
@@ -99,7 +122,8 @@ import Testing
 
 /// A counter that only a `Lock` guards.
 private final class Counter: @unchecked Sendable {
-  // Invariant: `value` is read and written under the test's lock, or after every thread that
-  // wrote it has finished.
+  // Invariant: `value` and `isInside` are read and written under the test's lock, or after
+  // every thread that wrote them has finished.
   var value = 0
+  var isInside = false
 }
