@@ -18,7 +18,7 @@ static inline void tempo_futex_relax(void) {
 }
 
 void tempo_futex_lock_contended(uint32_t *word) {
-  // A lock is held for a few hundred nanoseconds at most, by a thread that is usually running:
+  // Tempo holds a lock for a short stretch of work, on a thread that is usually running:
   // a short spin takes it without a system call.
   for (int spin = 0; spin < 64; spin++) {
     tempo_futex_relax();
