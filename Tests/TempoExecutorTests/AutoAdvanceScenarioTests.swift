@@ -141,7 +141,7 @@ private func wakeTime(after duration: Duration, on clock: TestClock<Duration>) a
 /// another build on two cores. Since, 0 in 800 alone with both cores busy, but time still
 /// jumped beside the whole suite in parallel with both cores busy: in most such runs while
 /// Tempo's locks handed off to descheduled threads (fixed, see Benchmarks.md, "The lock on
-/// Linux"), and since then in 2 runs of 14, each time in the first of the 50 rounds, where the
+/// Linux"), and since then in 2 runs of 30, each time in the first of the 50 rounds, where the
 /// test's task runs on the platform's executor as the opener of the clock's executor (cause
 /// not found yet): the case without a scope stays a known intermittent issue.
 @Suite struct YieldingTestTaskTests {
