@@ -1,3 +1,5 @@
+import Dispatch
+
 /// How long a wait for a task Tempo cannot see run has given that task threads: the limits of
 /// such waits (a task parked in a `Task.yield()` no hook saw, the job a clock opened an executor
 /// in) count this, not the time on the wall, so that they do not run out while every thread is
@@ -15,9 +17,9 @@
 /// gives threads time, not whether that pool has a free thread.)
 ///
 /// ```swift
-/// var credit = LookCredit(startingAt: DispatchTime.now().uptimeNanoseconds)
-/// // A look due 5 ms after the last one, which ran 2 s after it: counts 10 ms.
-/// credit.look(at: DispatchTime.now().uptimeNanoseconds, dueAfter: 5_000_000)
+/// var credit = LookCredit.startingNow()
+/// // A look due 5 ms after the last one, which runs 2 s after it: counts 10 ms.
+/// credit.lookNow(dueAfterMicroseconds: 5_000)
 /// if credit.nanoseconds >= 1_000_000_000 { /* the limit: stop waiting */ }
 /// ```
 struct LookCredit {
@@ -29,6 +31,16 @@ struct LookCredit {
   /// A wait that begins at `now`, in nanoseconds of uptime.
   init(startingAt now: UInt64) {
     last = now
+  }
+
+  /// A wait that begins now.
+  static func startingNow() -> LookCredit {
+    LookCredit(startingAt: DispatchTime.now().uptimeNanoseconds)
+  }
+
+  /// A look runs now, due `microseconds` after the last.
+  mutating func lookNow(dueAfterMicroseconds microseconds: Int) {
+    look(at: DispatchTime.now().uptimeNanoseconds, dueAfter: UInt64(microseconds) * 1_000)
   }
 
   /// A look ran at `now` (nanoseconds of uptime), due `delay` nanoseconds after the last.

@@ -148,7 +148,7 @@ extension TestExecutor {
         continuation: continuation, giveUpAt: giveUpAt, respectsOutsideWork: respectsOutsideWork)
       let (answer, opener) = lock.withLock { (state.wait(waiter), state.openerToWatch()) }
       if let answer { continuation.resume(returning: answer) }
-      if opener != nil { watchOpener(credit: Self.startOfWait, every: 20) }
+      if opener != nil { watchOpener(credit: .startingNow(), every: 20) }
       // The work waited for may be pumped on the main queue, which something may keep from
       // running: the hang watch looks.
       if answer == nil, pumpsOnMainQueue {
@@ -234,7 +234,7 @@ extension TestExecutor {
   func mainQueuePassRan() {
     let watch = lock.withLock { state.mainQueuePassRan() }
     lookWhetherOpenerSuspended()
-    if watch != nil { watchOpener(credit: Self.startOfWait, every: 20) }
+    if watch != nil { watchOpener(credit: .startingNow(), every: 20) }
   }
 
   /// Looks at the opener's status on a system thread, `microseconds` from now and then at
@@ -256,8 +256,7 @@ extension TestExecutor {
       let isWatched = self.lock.withLock { self.state.opener != nil && !self.state.isClosed }
       guard isWatched else { return }
       var credit = credit
-      credit.look(
-        at: DispatchTime.now().uptimeNanoseconds, dueAfter: UInt64(microseconds) * 1_000)
+      credit.lookNow(dueAfterMicroseconds: microseconds)
       let waited = credit.nanoseconds
       guard waited < 1_000_000_000 || waited < 10_000_000_000 && self.isOpenerParked else {
         self.resume(self.lock.withLock { self.state.openerSuspended() })
@@ -265,11 +264,6 @@ extension TestExecutor {
       }
       self.watchOpener(credit: credit, every: min(microseconds * 2, 1_000))
     }
-  }
-
-  /// A wait that begins now, counted as ``LookCredit`` counts.
-  private static var startOfWait: LookCredit {
-    LookCredit(startingAt: DispatchTime.now().uptimeNanoseconds)
   }
 
   /// Returns once everything queued on the main queue before the call has run.

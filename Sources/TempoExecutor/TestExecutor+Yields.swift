@@ -101,8 +101,7 @@ extension TestExecutor {
       guard waitsForYields else { return .settled }
       let stillParkedAfter = await withUnsafeContinuation {
         (continuation: UnsafeContinuation<UInt64?, Never>) in
-        let start = LookCredit(startingAt: DispatchTime.now().uptimeNanoseconds)
-        pollYields(resuming: continuation, credit: start, every: 20)
+        pollYields(resuming: continuation, credit: .startingNow(), every: 20)
       }
       return stillParkedAfter.map { .stillParked(nanoseconds: $0) } ?? .yieldReturned
     }
@@ -173,8 +172,7 @@ extension TestExecutor {
   ) {
     DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(microseconds)) {
       var credit = credit
-      credit.look(
-        at: DispatchTime.now().uptimeNanoseconds, dueAfter: UInt64(microseconds) * 1_000)
+      credit.lookNow(dueAfterMicroseconds: microseconds)
       guard self.lookAtQuiet().look == .yielding else { return continuation.resume(returning: nil) }
       guard credit.nanoseconds < 1_000_000_000 else {
         let dropped = self.lock.withLock { self.yieldedTasks.dropBlocked() }
