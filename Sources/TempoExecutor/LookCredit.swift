@@ -5,16 +5,17 @@ import Dispatch
 /// in) count this, not the time on the wall, so that they do not run out while every thread is
 /// busy with other work.
 ///
-/// The wait looks again and again, each look queued on the platform's global dispatch queue,
-/// where it runs once a thread of that queue is free. On Linux the runtime's default executor
-/// queues every task's jobs on the same queue (a yield's continuation among them): a look that
-/// runs long after it was due waited behind other work (the tests beside, a busy machine), and
-/// so did the task waited for. A look counts the time since the one before, but at most twice
-/// the delay it was due after: on a machine with a free thread that is the time on the wall;
-/// while every thread is busy, the limit stretches for as long as they are, and a wait ends
-/// only once its task has had threads and still not come back. (On Apple platforms tasks run
-/// on the runtime's cooperative pool, not that queue: a look measures whether the machine
-/// gives threads time, not whether that pool has a free thread.)
+/// The wait looks again and again, each look queued where the task waited for waits: a task
+/// parked in a yield waits for a thread of the tasks' queue, the runtime's global concurrent
+/// executor, as wide as the machine has processors (``TasksQueue``), so each look goes
+/// through that queue. A look that runs long after it was due waited behind other work (the
+/// tests beside, a busy machine), and so did the task waited for. A look counts the time since
+/// the one before, but at most twice the delay it was due after: with a free thread that is the
+/// time on the wall; while that queue's threads are all busy, the limit stretches for as long
+/// as they are, and a wait ends only once its task has had threads and still not come back.
+/// (Looks queued on the global dispatch queue measured the wrong queue: it had threads to spare
+/// while a yield's continuation waited 58 seconds on the tasks' queue beside a whole parallel
+/// test suite.)
 ///
 /// ```swift
 /// var credit = LookCredit.startingNow()

@@ -49,6 +49,7 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
     let outside = owner == nil ? TestRegistry.leaves(job) : nil
     let ticket = Ticket(owner: owner, task: task)
     DispatchQueue.main.async {
+      MainQueueActivity.blockStarted()
       let previous = Self.running
       Self.running = ticket
       let slot = RunningJob.enter(owner, task: JobIdentity.isTask(task) ? task : nil)

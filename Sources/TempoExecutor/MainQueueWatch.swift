@@ -1,3 +1,23 @@
+import Synchronization
+
+/// The blocks Tempo has started on the main queue so far, of every test: pump blocks and
+/// main-actor jobs. A count that moves means the main queue moves, whoever's work it runs.
+///
+/// ```swift
+/// let before = MainQueueActivity.blocksStarted
+/// // … a quarter of a second later:
+/// let moved = MainQueueActivity.blocksStarted != before
+/// ```
+enum MainQueueActivity {
+  private static let started = Atomic<Int>(0)
+
+  /// A block of Tempo's starts on the main queue.
+  static func blockStarted() { started.add(1, ordering: .relaxed) }
+
+  /// How many have started so far.
+  static var blocksStarted: Int { started.load(ordering: .relaxed) }
+}
+
 /// What the hang watch sees, at one look, of a test whose pumps run on the main queue.
 package struct MainQueueObservation: Equatable, Sendable {
   /// A task of the test is suspended until its work is quiet (an advance waits).
@@ -7,11 +27,19 @@ package struct MainQueueObservation: Equatable, Sendable {
   /// Pump blocks of the test that have started on the main queue so far: any change means the
   /// main queue moves.
   package var pumpBlocksStarted: Int
+  /// Tempo's blocks of every test started on the main queue so far (``MainQueueActivity``):
+  /// any change means the main queue moves, if only through other tests' work queued ahead
+  /// of this test's (a whole suite's `@MainActor` tests share the one queue).
+  package var blocksStartedByAnyTest: Int
 
-  package init(isWaitedFor: Bool, pumpBlocksQueued: Int, pumpBlocksStarted: Int) {
+  package init(
+    isWaitedFor: Bool, pumpBlocksQueued: Int, pumpBlocksStarted: Int,
+    blocksStartedByAnyTest: Int = 0
+  ) {
     self.isWaitedFor = isWaitedFor
     self.pumpBlocksQueued = pumpBlocksQueued
     self.pumpBlocksStarted = pumpBlocksStarted
+    self.blocksStartedByAnyTest = blocksStartedByAnyTest
   }
 
   /// Whether, as seen now, the main queue holds an advance up: the test waits for quiet, and a
@@ -21,9 +49,11 @@ package struct MainQueueObservation: Equatable, Sendable {
 
 /// The rules of the main-queue watch, a pure value with no clock, lock or thread: fed what was
 /// seen of each test at each look, it answers the tests whose pump blocks have waited on the
-/// main queue for `looksToFire` looks in a row, with none started, while the test waited for
-/// quiet. The main queue runs its blocks in order, so a pump block that does not start means
-/// nothing behind it runs either: the main thread is blocked, or not draining the queue.
+/// main queue for `looksToFire` looks in a row, with none started and no block of another test
+/// started either, while the test waited for quiet. The main queue runs its blocks in order, so
+/// a pump block that does not start means nothing behind it runs either; if nothing ahead of it
+/// starts, the main thread is blocked, or not draining the queue. (Other tests' blocks ahead
+/// of it that keep starting make a busy queue, not a stalled one.)
 ///
 /// ```swift
 /// var state = MainQueueWatchState<String>(looksToFire: 4)

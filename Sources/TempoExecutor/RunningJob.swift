@@ -132,6 +132,14 @@ package enum JobIdentity {
     return flags & (1 << 28) != 0
   }
 
+  /// A task's priority, as the raw value of a `TaskPriority` (0: none), from its job flags
+  /// (bits 8 to 15): the priority its next job is queued at.
+  package static func priority(_ task: UnsafeRawPointer) -> UInt8 {
+    let flags = task.load(
+      fromByteOffset: 4 * MemoryLayout<UnsafeRawPointer>.size, as: UInt32.self)
+    return UInt8(truncatingIfNeeded: flags >> 8)
+  }
+
   /// The low 32 bits of a task's ID: the word after the flags in the job header, which the
   /// runtime fills from a counter when it creates the task. A task that reuses the memory of an
   /// ended one has the same address and another ID.

@@ -196,10 +196,13 @@ enum RuntimeHooks {
 
   private static let routeGlobal: JobHook = { pointer, original in
     let job = unsafeBitCast(pointer, to: UnownedJob.self)
-    if TestRegistry.firstCandidate(forJob: UnsafeRawPointer(pointer), { $0.accept(job) }) != nil {
-      return
+    // A look's job for the tasks' own queue (see `TasksQueue`) goes there untouched.
+    if !TasksQueue.isCreatingOnThisThread {
+      if TestRegistry.firstCandidate(forJob: UnsafeRawPointer(pointer), { $0.accept(job) }) != nil {
+        return
+      }
+      if TaskLineage.relay(job) { return }
     }
-    if TaskLineage.relay(job) { return }
     if let previous = TestRegistry.previousGlobalHook {
       previous(pointer, original)
     } else {

@@ -169,7 +169,7 @@ extension TestExecutor {
       let pumps = state.mainQueuePumpBlocks
       return MainQueueObservation(
         isWaitedFor: state.hasWaiters, pumpBlocksQueued: pumps.queued,
-        pumpBlocksStarted: pumps.started)
+        pumpBlocksStarted: pumps.started, blocksStartedByAnyTest: MainQueueActivity.blocksStarted)
     }
   }
 
@@ -242,28 +242,38 @@ extension TestExecutor {
   /// more than a second (or a runtime whose task status reads otherwise than Tempo expects) is
   /// taken to have suspended then: time may move while it runs, as it would have without the
   /// look. An opener parked in a yield is waited for longer, up to ten seconds: its
-  /// continuation waits for a thread of the platform's executor, and will run. Both are counted
-  /// as ``LookCredit`` counts, from `credit`: a busy machine, or tests beside that keep every
-  /// thread busy, stretch them for as long as they do.
+  /// continuation waits on the tasks' queue (``TasksQueue``), and will run; each look then
+  /// goes through that queue. Both are counted as ``LookCredit`` counts, from `credit`: a busy
+  /// machine, or tests beside that keep every thread busy, stretch them for as long as they do.
   private func watchOpener(credit: LookCredit, every microseconds: Int) {
     // Strongly, until it closes (or for a second): a weak reference would give the executor a
     // side table, and every retain and release of it on the path of every job would take the
     // runtime's slow path (a third of a main-actor yield's time, measured).
     DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(microseconds)) {
-      self.lookWhetherOpenerSuspended()
-      // Until the opener's job has ended or the executor has closed: after that nobody waits
-      // for quiet here.
-      let isWatched = self.lock.withLock { self.state.opener != nil && !self.state.isClosed }
-      guard isWatched else { return }
-      var credit = credit
-      credit.lookNow(dueAfterMicroseconds: microseconds)
-      let waited = credit.nanoseconds
-      guard waited < 1_000_000_000 || waited < 10_000_000_000 && self.isOpenerParked else {
-        self.resume(self.lock.withLock { self.state.openerSuspended() })
-        return
+      guard let opener = self.heldOpener, self.isOpenerParked else {
+        return self.lookAtOpener(credit: credit, dueAfter: microseconds)
       }
-      self.watchOpener(credit: credit, every: min(microseconds * 2, 1_000))
+      TasksQueue.after(priority: JobIdentity.priority(opener)) {
+        self.lookAtOpener(credit: credit, dueAfter: microseconds)
+      }
     }
+  }
+
+  /// A look of ``watchOpener(credit:every:)``, due `microseconds` after the one before.
+  private func lookAtOpener(credit: LookCredit, dueAfter microseconds: Int) {
+    lookWhetherOpenerSuspended()
+    // Until the opener's job has ended or the executor has closed: after that nobody waits
+    // for quiet here.
+    let isWatched = lock.withLock { state.opener != nil && !state.isClosed }
+    guard isWatched else { return }
+    var credit = credit
+    credit.lookNow(dueAfterMicroseconds: microseconds)
+    let waited = credit.nanoseconds
+    guard waited < 1_000_000_000 || waited < 10_000_000_000 && isOpenerParked else {
+      resume(lock.withLock { state.openerSuspended() })
+      return
+    }
+    watchOpener(credit: credit, every: min(microseconds * 2, 1_000))
   }
 
   /// Returns once everything queued on the main queue before the call has run.

@@ -41,6 +41,7 @@ extension TestExecutor {
     on queue: DispatchQueue, block: TestExecutorStateMachine.PumpBlock = .elsewhere
   ) {
     let isMain = block == .mainQueue
+    if isMain { MainQueueActivity.blockStarted() }
     var turn = Self.pumpTurn
     lock.lock()
     var next = state.takeForPump(starting: block)

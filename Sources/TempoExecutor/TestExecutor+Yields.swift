@@ -101,7 +101,9 @@ extension TestExecutor {
       guard waitsForYields else { return .settled }
       let stillParkedAfter = await withUnsafeContinuation {
         (continuation: UnsafeContinuation<UInt64?, Never>) in
-        pollYields(resuming: continuation, credit: .startingNow(), every: 20)
+        pollYields(
+          resuming: continuation, credit: .startingNow(), acceptedBefore: found.accepted,
+          priority: found.yieldingPriority, every: 20)
       }
       return stillParkedAfter.map { .stillParked(nanoseconds: $0) } ?? .yieldReturned
     }
@@ -142,12 +144,13 @@ extension TestExecutor {
       // Usually nothing since the last look could have left a task parked unseen.
       guard yieldedTasks.mayHaveEscaped else { return QuietLookResult(look: .quiet) }
       let findsSleeps = findingRealSleeps && systemSleeps.clock != nil
-      let (yielding, sleeping, ended) = yieldedTasks.look(
+      let found = yieldedTasks.look(
         skipping: { state.isDriver($0) }, sleepPoints: findsSleeps ? SystemSleep.resumePoints : [])
-      let real = sleeping.map(TaskRef.init).filter { systemSleeps.isReal($0) }
+      let real = found.sleeping.map(TaskRef.init).filter { systemSleeps.isReal($0) }
       return QuietLookResult(
-        look: yielding ? .yielding : .quiet, foundRealSleep: systemSleeps.noteReported(real),
-        ended: ended)
+        look: found.yielding ? .yielding : .quiet, accepted: state.accepted,
+        yieldingPriority: found.yieldingPriority ?? 0,
+        foundRealSleep: systemSleeps.noteReported(real), ended: found.ended)
     }
     for task in result.ended { tempo_task_release(task) }
     return result
@@ -157,30 +160,51 @@ extension TestExecutor {
   /// rather than a tuple: a debug build looks a tuple type's metadata up at every call.)
   private struct QuietLookResult {
     var look: QuietLook
+    /// The executor's count of jobs accepted, as of the look (read only when it looked for
+    /// yields).
+    var accepted = 0
+    /// The lowest priority of the tasks parked in a yield (see ``YieldedTasks/Look``).
+    var yieldingPriority: UInt8 = 0
     var foundRealSleep = false
     var ended: [UnsafeRawPointer] = []
   }
 
   /// Looks again `microseconds` from now, then at doubling intervals up to 5 ms, and
-  /// resumes `continuation` with nil once no task is parked in a yield (or work has arrived),
-  /// or with the time waited once a second has been counted (as ``LookCredit`` counts). A task
-  /// still parked then is waited for again by the caller's next look: its continuation will
-  /// run.
+  /// resumes `continuation` with nil once no task is parked in a yield or work has arrived
+  /// (the executor has accepted a job since it counted `acceptedBefore`), or with the time
+  /// waited once a second has been counted (as ``LookCredit`` counts). A task still parked
+  /// then is waited for again by the caller's next look: its continuation will run.
+  ///
+  /// Each look goes through the tasks' queue, where the continuations wait (``TasksQueue``),
+  /// at `priority`, the lowest of the parked tasks': a look that queue holds up counts little.
+  ///
+  /// A job accepted between two looks is a task back from its yield, even if the looks both
+  /// find it parked: a task that yields in a loop comes back through a hook after each yield,
+  /// runs here, and yields again, and is found parked at almost every look. Without the count,
+  /// a second of such looks read as a task that never came back: the wait gave up on it, or
+  /// stopped watching it if a look caught it on its way back (runnable at its yield's resume
+  /// point, like a task that blocks its thread), and time moved while it still yielded.
   private func pollYields(
     resuming continuation: UnsafeContinuation<UInt64?, Never>, credit: LookCredit,
-    every microseconds: Int
+    acceptedBefore: Int, priority: UInt8, every microseconds: Int
   ) {
     DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(microseconds)) {
-      var credit = credit
-      credit.lookNow(dueAfterMicroseconds: microseconds)
-      guard self.lookAtQuiet().look == .yielding else { return continuation.resume(returning: nil) }
-      guard credit.nanoseconds < 1_000_000_000 else {
-        let dropped = self.lock.withLock { self.yieldedTasks.dropBlocked() }
-        for task in dropped { tempo_task_release(task) }
-        return continuation.resume(returning: credit.nanoseconds)
+      TasksQueue.after(priority: priority) {
+        var credit = credit
+        credit.lookNow(dueAfterMicroseconds: microseconds)
+        let found = self.lookAtQuiet()
+        guard found.look == .yielding, found.accepted == acceptedBefore else {
+          return continuation.resume(returning: nil)
+        }
+        guard credit.nanoseconds < 1_000_000_000 else {
+          let dropped = self.lock.withLock { self.yieldedTasks.dropBlocked() }
+          for task in dropped { tempo_task_release(task) }
+          return continuation.resume(returning: credit.nanoseconds)
+        }
+        self.pollYields(
+          resuming: continuation, credit: credit, acceptedBefore: acceptedBefore,
+          priority: found.yieldingPriority, every: min(microseconds * 2, 5_000))
       }
-      self.pollYields(
-        resuming: continuation, credit: credit, every: min(microseconds * 2, 5_000))
     }
   }
 

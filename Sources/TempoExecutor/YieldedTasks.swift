@@ -86,37 +86,50 @@ struct YieldedTasks {
   /// A job that is no task's (an actor's processing job) will run: the next look looks.
   mutating func processingJobQueued() { mayHaveEscaped = true }
 
+  /// What ``look(skipping:sleepPoints:)`` read.
+  struct Look {
+    /// The lowest priority (a `TaskPriority`'s raw value) of the tasks parked in a yield (or
+    /// resumed from it and not suspended since); nil if none is.
+    var yieldingPriority: UInt8?
+    /// The tasks suspended in a system sleep.
+    var sleeping: [UnsafeRawPointer] = []
+    /// The tasks that have ended, no longer watched, for the caller to release.
+    var ended: [UnsafeRawPointer] = []
+
+    var yielding: Bool { yieldingPriority != nil }
+  }
+
   /// Reads each task: whether one is parked in a yield (or resumed from it and not suspended
   /// since), other than those `skipping` says (the tasks waiting for quiet, which are not the
-  /// test's work while they wait); and, if `sleepPoints` are given, which are suspended in a
-  /// system sleep (where ``SystemSleep/resumePoints`` says). Removes the tasks that have ended,
-  /// which the caller releases after unlocking.
+  /// test's work while they wait), and the lowest priority of those, at which their
+  /// continuations wait; and, if `sleepPoints` are given, which are suspended in a system
+  /// sleep (where ``SystemSleep/resumePoints`` says). Removes the tasks that have ended, which
+  /// the caller releases after unlocking.
   /// Nothing is read unless ``mayHaveEscaped``.
   ///
   /// - Complexity: O(*n*), where *n* is the number of tasks watched.
   mutating func look(
     skipping: (UnsafeRawPointer) -> Bool, sleepPoints: [UnsafeRawPointer] = []
-  ) -> (yielding: Bool, sleeping: [UnsafeRawPointer], ended: [UnsafeRawPointer]) {
-    guard mayHaveEscaped, let point = YieldResumePoint.function else { return (false, [], []) }
-    var yielding = false
-    var sleeping: [UnsafeRawPointer] = []
-    var ended: [UnsafeRawPointer] = []
+  ) -> Look {
+    guard mayHaveEscaped, let point = YieldResumePoint.function else { return Look() }
+    var found = Look()
     tasks.removeAll { task in
       if tempo_task_is_complete(task) {
-        ended.append(task)
+        found.ended.append(task)
         return true
       }
       let resumesAt = tempo_task_resume_function(task)
-      if !yielding, resumesAt == point, !skipping(task) {
-        yielding = true
+      if resumesAt == point, !skipping(task) {
+        let priority = JobIdentity.priority(task)
+        found.yieldingPriority = min(found.yieldingPriority ?? priority, priority)
       }
       if let resumesAt, sleepPoints.contains(resumesAt), !tempo_task_is_runnable(task) {
-        sleeping.append(task)
+        found.sleeping.append(task)
       }
       return false
     }
-    mayHaveEscaped = yielding
-    return (yielding, sleeping, ended)
+    mayHaveEscaped = found.yielding
+    return found
   }
 
   /// Stops watching the tasks that have resumed from a yield and run on a thread since, with
