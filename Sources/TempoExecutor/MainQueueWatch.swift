@@ -8,6 +8,7 @@ import Synchronization
 /// // … a quarter of a second later:
 /// let moved = MainQueueActivity.blocksStarted != before
 /// ```
+@available(TempoTestExecutor 1.0, *)
 enum MainQueueActivity {
   private static let started = Atomic<Int>(0)
 
