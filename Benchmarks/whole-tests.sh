@@ -35,4 +35,10 @@ for configuration in "${configurations[@]}"; do
     echo "- $(".build/$configuration/ClockSteps" "$mode" 1000 5 | sort -t' ' -k3 -n | sed -n 3p)"
   done
   echo
+  echo "Fixed costs of a test (ClockSteps, 10,000 in a row, median of 5):"
+  echo
+  for mode in make-clock empty-scope clock-in-task clock-in-scope; do
+    echo "- $(".build/$configuration/ClockSteps" "$mode" 10000 5 | sort -t' ' -k3 -n | sed -n 3p)"
+  done
+  echo
 done

@@ -13,6 +13,11 @@ enum RunningJob {
     var isAction = false
     /// When the job of `task` began (nanoseconds of uptime), for a task's job; else zero.
     var startedAt: UInt64 = 0
+    /// How many more times `task` may go on in this job after the runtime enqueued it for a
+    /// switch it makes (``handOff(_:)``); zero where the job's runner does not look.
+    var handOffs = 0
+    /// The job of `task` handed back to its runner, to run next on this thread.
+    var handedOff: UnsafeRawPointer?
 
     /// Whether the job or action is `executor`'s, compared by identity.
     func isOf(_ executor: TestExecutor) -> Bool {
@@ -105,6 +110,42 @@ enum RunningJob {
   /// Puts back what the thread ran before ``enter(_:task:isAction:startedAt:)``.
   static func leave(to previous: Slot) {
     slot.pointee = previous
+  }
+
+  /// Lets the task whose job the thread runs go on in it after a switch (see
+  /// ``TestExecutor/run(_:)``), `count` times at most.
+  static func allowHandOffs(_ count: Int) {
+    slot.pointee.handOffs = count
+  }
+
+  /// The runtime enqueues `job` on the generic executor: if it is the task whose job the thread
+  /// runs for a test executor that lets it go on there, and may still, keeps it for the runner
+  /// (``takeHandedOff()``) and answers true.
+  ///
+  /// A task enqueues itself from its own job when it switches executors. Between two
+  /// nonisolated functions that is a switch only because the job runs with Tempo's task
+  /// executor, which the task does not prefer (the runtime compares them at every hop, which a
+  /// debug build does not optimize away); on the runtime's own executor the task would go on
+  /// on its thread, and so it does here, with no trip through the queue.
+  static func handOff(_ job: UnsafeRawPointer) -> Bool {
+    guard let existing = key.value else { return false }
+    let slot = existing.assumingMemoryBound(to: Slot.self)
+    guard slot.pointee.handOffs > 0, slot.pointee.task == job, slot.pointee.handedOff == nil,
+      let executor = slot.pointee.executor?.takeUnretainedValue(),
+      executor.letsContinue(job)
+    else { return false }
+    slot.pointee.handOffs -= 1
+    slot.pointee.handedOff = job
+    return true
+  }
+
+  /// The job ``handOff(_:)`` kept, if any, which the caller now runs.
+  static func takeHandedOff() -> UnsafeRawPointer? {
+    guard let existing = key.value else { return nil }
+    let slot = existing.assumingMemoryBound(to: Slot.self)
+    let job = slot.pointee.handedOff
+    slot.pointee.handedOff = nil
+    return job
   }
 }
 

@@ -198,6 +198,8 @@ enum RuntimeHooks {
     let job = unsafeBitCast(pointer, to: UnownedJob.self)
     // A look's job for the tasks' own queue (see `TasksQueue`) goes there untouched.
     if !TasksQueue.isCreatingOnThisThread {
+      // A task that switches in its own job goes on in it (see `TestExecutor.run`).
+      if RunningJob.handOff(UnsafeRawPointer(pointer)) { return }
       if TestRegistry.firstCandidate(forJob: UnsafeRawPointer(pointer), { $0.accept(job) }) != nil {
         return
       }

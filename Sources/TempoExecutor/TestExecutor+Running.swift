@@ -118,13 +118,40 @@ extension TestExecutor {
   /// (``TestExecutorStandIn/running``). (Run on the runtime's generic executor instead, a job
   /// would skip the switch its next nonisolated call makes here, but `Task.yield()` would then
   /// enqueue on the platform's global executor directly, unseen.)
+  ///
+  /// A task's job goes on where the task switches between two nonisolated functions (or leaves
+  /// an actor for one): the runtime enqueues the task for that, since its task executor is not
+  /// the one it prefers, and the global hook hands it back here (``RunningJob/handOff(_:)``),
+  /// where it runs next, as the runtime's own executor would go on running it. After
+  /// ``handOffLimit`` such switches in a row it goes through the queue, behind the jobs that
+  /// came meanwhile: a task that only hops never starves the rest of its test.
   private func run(_ queued: QueuedJob) {
     let job = queued.job
     let task = queued.address
     let isTask = JobIdentity.isTask(task)
     let startedAt = isTask ? systemSleepWindowStart(of: task) : 0
     let previous = RunningJob.enter(self, task: isTask ? task : nil, startedAt: startedAt)
-    job.runSynchronously(on: TestExecutorStandIn.running.asUnownedTaskExecutor())
+    if isTask { RunningJob.allowHandOffs(Self.handOffLimit) }
+    let executor = TestExecutorStandIn.running.asUnownedTaskExecutor()
+    job.runSynchronously(on: executor)
+    while let next = RunningJob.takeHandedOff() {
+      unsafeBitCast(next, to: UnownedJob.self).runSynchronously(on: executor)
+    }
     RunningJob.leave(to: previous)
+  }
+
+  /// How many switches in a row a task's job goes on through (see ``run(_:)``). (Computed: a
+  /// stored static is read through a lazy initializer's check at every job in a debug build.)
+  static var handOffLimit: Int { 64 }
+
+  /// Whether `task`, whose job the caller's thread runs for this executor, goes on in that job
+  /// after a switch: unless the executor has closed, the task waits for it to go quiet (a
+  /// driver's jobs are not the test's work), or the task is in another executor's scope.
+  func letsContinue(_ task: UnsafeRawPointer) -> Bool {
+    if let scoped = Self.current, scoped !== self { return false }
+    lock.lock()
+    let continues = !state.isClosed && !state.isDriver(task)
+    lock.unlock()
+    return continues
   }
 }

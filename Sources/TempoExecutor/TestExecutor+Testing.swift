@@ -13,4 +13,7 @@ extension TestExecutor {
   /// Whether a backstop is armed, or has fired and its pump has not started: it runs the queue
   /// on a thread of its own, whoever then waits.
   var isBackstopPending: Bool { lock.withLock { state.isBackstopPending } }
+
+  /// How many jobs the executor has accepted, here or for the main queue.
+  var jobsAccepted: Int { lock.withLock { state.jobsAccepted } }
 }

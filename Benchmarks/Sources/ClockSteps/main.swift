@@ -1,9 +1,16 @@
 // Times async steps of Tempo's test clock for profiling:
-//   ClockSteps <one|many|one-system> <n> [repeats]
+//   ClockSteps <one|many|one-system|make-clock|empty-scope|clock-in-task|clock-in-scope> <n>
+//     [repeats]
 // `one`: one task sleeps n times on the clock, 1 ms each, and one advance moves through them.
 // `one-system`: the same task sleeps with `Task.sleep(for:)`, on the clock after
 // `controlSystemSleeps()` (issue #38: within 1.5× of `one`).
 // `many`: n tasks sleep once each, due 1 ms apart.
+// The fixed costs of a test, per test (n of each, in a row):
+// `make-clock`: a `TestClock` made and dropped in a task, nothing advanced;
+// `empty-scope`: an empty `withTestExecutor {}`;
+// `clock-in-task`: a clock made in a task and advanced by 1 s with nothing pending (it opens and
+// closes the task's own test executor);
+// `clock-in-scope`: the same inside `withTestExecutor`.
 import Foundation
 import TempoClocks
 import TempoTestSupport
@@ -40,4 +47,32 @@ nonisolated func measure() async {
   }
 }
 
-for _ in 0..<repeats { await measure() }
+/// Times `n` runs of `body` and prints µs per run.
+nonisolated func measureFixed(_ body: () async -> Void) async {
+  let t0 = Date()
+  for _ in 0..<n { await body() }
+  let dt = Date().timeIntervalSince(t0)
+  print(mode, n, String(format: "%.2f µs/test", dt / Double(n) * 1e6))
+}
+
+nonisolated func measureFixedCost() async {
+  switch mode {
+  case "make-clock":
+    await measureFixed { withExtendedLifetime(TestClock()) {} }
+  case "empty-scope":
+    await measureFixed { await withTestExecutor {} }
+  case "clock-in-task":
+    await measureFixed { await TestClock().advance(by: .seconds(1)) }
+  case "clock-in-scope":
+    await measureFixed { await withTestExecutor { await TestClock().advance(by: .seconds(1)) } }
+  default:
+    fatalError("unknown mode \(mode)")
+  }
+}
+
+for _ in 0..<repeats {
+  switch mode {
+  case "one", "one-system", "many": await measure()
+  default: await measureFixedCost()
+  }
+}

@@ -1,0 +1,85 @@
+import Synchronization
+import TempoTestSupport
+import Testing
+
+@testable import TempoExecutor
+
+/// A task that switches executors between two nonisolated functions, in a job its test
+/// executor runs, goes on in that job: the runtime enqueues it only because the job runs with
+/// Tempo's task executor, and on its own executor it would go on on its thread.
+@Suite struct HandOffTests {
+  final class Flag: Sendable {
+    let value = Atomic<Bool>(false)
+  }
+
+  /// Enters with a switch to the generic executor (the caller here is nonisolated, so its
+  /// isolation is nil), as every function with an `isolated` parameter does when called from
+  /// nonisolated code: `withCheckedContinuation`, `TaskLocal.withValue`, `withTestExecutor`.
+  static func hop(isolation: isolated (any Actor)? = #isolation) async {}
+
+  /// A thousand calls of one task, each switching on its way in and on its way back, cost a
+  /// few dozen jobs, not two thousand.
+  @Test func aTaskThatSwitchesGoesOnInItsJob() async {
+    guard #available(TempoTestExecutor 1.0, *) else { return }
+    let hops = 1_000
+    await withTestExecutor {
+      let executor = TestExecutor.current!
+      let before = executor.jobsAccepted
+      await Task {
+        for _ in 0..<hops { await Self.hop() }
+      }.value
+      let jobs = executor.jobsAccepted - before
+      // The task's first job, one through the queue every `handOffLimit` switches, and the
+      // test's own task coming back.
+      #expect(jobs <= 2 * hops / TestExecutor.handOffLimit + 4, "\(jobs) jobs for \(hops) calls")
+    }
+  }
+
+  /// A task that only switches, waiting for a flag that a task queued behind it sets, still
+  /// lets that task run: after `handOffLimit` switches in a row it goes through the queue.
+  @Test(.timeLimit(.minutes(1))) func aTaskThatOnlySwitchesLetsTheRestOfItsTestRun() async {
+    guard #available(TempoTestExecutor 1.0, *) else { return }
+    let hops = await withTestExecutor {
+      let flag = Flag()
+      let spinner = Task {
+        var hops = 0
+        while !flag.value.load(ordering: .acquiring) {
+          await Self.hop()
+          hops += 1
+        }
+        return hops
+      }
+      let setter = Task { flag.value.store(true, ordering: .releasing) }
+      await setter.value
+      return await spinner.value
+    }
+    #expect(hops <= TestExecutor.handOffLimit)
+  }
+
+  /// Switches inside an actor's method and back out of it keep the test's order: an actor
+  /// hop is a real switch, and goes through the queue.
+  @Test func switchesKeepTheOrderOfTheTestsWork() async {
+    guard #available(TempoTestExecutor 1.0, *) else { return }
+    actor Log {
+      var entries: [String] = []
+      func append(_ entry: String) { entries.append(entry) }
+    }
+    let log = Log()
+    let entries = await withTestExecutor {
+      let first = Task {
+        await log.append("first 1")
+        for _ in 0..<10 { await Self.hop() }
+        await log.append("first 2")
+      }
+      let second = Task {
+        await log.append("second 1")
+        for _ in 0..<10 { await Self.hop() }
+        await log.append("second 2")
+      }
+      await first.value
+      await second.value
+      return await log.entries
+    }
+    #expect(entries == ["first 1", "second 1", "first 2", "second 2"])
+  }
+}
