@@ -132,7 +132,7 @@ enum RunningJob {
     let slot = existing.assumingMemoryBound(to: Slot.self)
     guard slot.pointee.handOffs > 0, slot.pointee.task == job, slot.pointee.handedOff == nil,
       let executor = slot.pointee.executor?.takeUnretainedValue(),
-      executor.letsContinue(job)
+      executor.takesHandOff(of: job)
     else { return false }
     slot.pointee.handOffs -= 1
     slot.pointee.handedOff = job

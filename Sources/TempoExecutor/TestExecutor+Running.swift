@@ -145,13 +145,14 @@ extension TestExecutor {
   static var handOffLimit: Int { 64 }
 
   /// Whether `task`, whose job the caller's thread runs for this executor, goes on in that job
-  /// after a switch: unless the executor has closed, the task waits for it to go quiet (a
+  /// after a switch (counted toward the job budget as a job, as it was when each switch went
+  /// through the queue): unless the executor has closed, the task waits for it to go quiet (a
   /// driver's jobs are not the test's work), or the task is in another executor's scope.
-  func letsContinue(_ task: UnsafeRawPointer) -> Bool {
+  func takesHandOff(of task: UnsafeRawPointer) -> Bool {
     if let scoped = Self.current, scoped !== self { return false }
     lock.lock()
-    let continues = !state.isClosed && !state.isDriver(task)
+    let takes = state.handOffSwitch(of: task)
     lock.unlock()
-    return continues
+    return takes
   }
 }

@@ -85,6 +85,9 @@ extension TestExecutorStateMachine {
     private(set) var outsideWork = 0
     /// Jobs run, here and this test's on the main queue; the measure of the job budget.
     private(set) var jobsRun = 0
+    /// Switches the running job's task went on through in that job: each counts as a job when
+    /// the job finishes (so the budget, and the waiters it releases, move only at job ends).
+    private(set) var switchesInRunningJob = 0
     /// Jobs accepted so far, here or for the main queue.
     private(set) var accepted = 0
 
@@ -105,7 +108,17 @@ extension TestExecutorStateMachine {
         preconditionFailure("test executor: a job finished that was not running")
       }
       isRunningJob = false
-      jobsRun += 1
+      jobsRun += 1 + switchesInRunningJob
+      switchesInRunningJob = 0
+    }
+
+    /// The running job's task went on in it after a switch: as much work as a job, for the
+    /// job budget, counted when the job finishes.
+    mutating func switchHandedOff() {
+      guard isRunningJob else {
+        preconditionFailure("test executor: a switch was handed off with no job running")
+      }
+      switchesInRunningJob += 1
     }
 
     mutating func mainJobQueued() {
@@ -159,6 +172,9 @@ extension TestExecutorStateMachine {
         mainJobs >= 0 && outsideJobs >= 0 && outsideWork >= 0,
         "test executor: a count of work in flight is below zero")
       precondition(jobsRun >= 0 && accepted >= 0, "test executor: a count of jobs is below zero")
+      precondition(
+        switchesInRunningJob == 0 || isRunningJob,
+        "test executor: switches are counted for a job that is not running")
     }
   }
 

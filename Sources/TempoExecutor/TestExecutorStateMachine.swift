@@ -182,6 +182,17 @@ struct TestExecutorStateMachine: ~Copyable {
     return (true, wakeIfNeeded())
   }
 
+  /// `task`, whose job is running, switches executors: true if it goes on in that job (see
+  /// `TestExecutor.run`), counted toward the job budget as a job when that job finishes (no
+  /// waiter's budget runs out between two job ends); false (and nothing changes)
+  /// if the executor has closed or `task` waits for quiet, whose jobs are not the test's work.
+  mutating func handOffSwitch(of task: UnsafeRawPointer) -> Bool {
+    defer { checkInvariants() }
+    guard !isClosed, !runners.isDriver(task), counts.isRunningJob else { return false }
+    counts.switchHandedOff()
+    return true
+  }
+
   /// A main-actor job of this test was sent to the main queue (see ``MainExecutor``).
   mutating func mainJobQueued(task: UnsafeRawPointer) -> Bool {
     defer { checkInvariants() }

@@ -1,4 +1,6 @@
 import Synchronization
+import TempoClocks
+import TempoTestHelpers
 import TempoTestSupport
 import Testing
 
@@ -54,6 +56,29 @@ import Testing
       return await spinner.value
     }
     #expect(hops <= TestExecutor.handOffLimit)
+  }
+
+  /// A task that switches in a loop, never suspending, spends the job budget as when each
+  /// switch was a job: 20,000 calls (40,000 switches, 625 trips through the queue), made once
+  /// the advance has woken the task, are over a budget of 10,000 jobs, and the advance that
+  /// waits for them reports it and returns.
+  @Test func switchesCountTowardTheJobBudget() async {
+    guard #available(TempoTestExecutor 1.0, *) else { return }
+    await withTestExecutor {
+      let clock = TestClock()
+      let spinner = Task {
+        do { try await clock.sleep(for: .seconds(1)) } catch { return }
+        for _ in 0..<20_000 where !Task.isCancelled { await Self.hop() }
+      }
+      await expectIssues("did not go quiet after 10000 jobs") {
+        await TestExecutor.$jobBudget.withValue(10_000) {
+          await clock.advance(by: .seconds(1))
+        }
+      }
+      #expect(clock.now == .init(offset: .seconds(1)))
+      spinner.cancel()
+      await spinner.value
+    }
   }
 
   /// Switches inside an actor's method and back out of it keep the test's order: an actor
