@@ -107,6 +107,30 @@ extension QueuedJob: ExpressibleByIntegerLiteral {
     #expect(queue.quietAnswer(giveUpAt: 3) == false)
   }
 
+  /// A switch handed off inside a running job counts as a job when that job finishes, not
+  /// before (no waiter's budget runs out in the middle of a job); none is taken with no job
+  /// running, for a task waiting for quiet, or once closed.
+  @Test func switchesHandedOffCountAsJobsWhenTheirJobFinishes() {
+    var queue = TestExecutorStateMachine()
+    var taken = [queue.handOffSwitch(of: task)]  // no job running
+    _ = queue.enqueue(1, task: task)
+    _ = queue.takeForPump()
+    for _ in 0..<5 { taken.append(queue.handOffSwitch(of: task)) }
+    #expect(taken == [false, true, true, true, true, true])
+    #expect(queue.jobsRun == 0)
+    _ = queue.finishJob(byPump: true)
+    #expect(queue.jobsRun == 6)
+    _ = queue.beginDriving(driver)
+    _ = queue.enqueue(2, task: task)
+    _ = queue.takeForPump()
+    let driversSwitch = queue.handOffSwitch(of: driver)
+    _ = queue.close()
+    let afterClose = queue.handOffSwitch(of: task)
+    #expect(!driversSwitch && !afterClose)
+    _ = queue.finishJob(byPump: true)
+    #expect(queue.jobsRun == 7)
+  }
+
   @Test func theLastLeaseClosesAndNoLeaseIsTakenAfterwards() {
     var queue = TestExecutorStateMachine()
     let retained = [queue.retainLease(), queue.retainLease()]
