@@ -95,13 +95,18 @@ enum RunningJob {
   /// Marks the thread as running what ``running(_:task:isAction:startedAt:_:)`` says, and
   /// answers what it ran before, for ``leave(to:)``: the generic-free form of that call, for
   /// the path of every job.
+  ///
+  /// - Parameter handOffs: How many switches in a row the task's job goes on through (see
+  ///   ``handOff(_:)``); zero where the caller does not run what is handed off.
   static func enter(
     _ executor: TestExecutor?, task: UnsafeRawPointer?, isAction: Bool = false,
-    startedAt: UInt64 = 0
+    startedAt: UInt64 = 0, handOffs: Int = 0
   ) -> Slot {
     let slot = slot
     let previous = slot.pointee
-    var next = Slot(task: task, isAction: isAction, startedAt: task == nil ? 0 : startedAt)
+    var next = Slot(
+      task: task, isAction: isAction, startedAt: task == nil ? 0 : startedAt,
+      handOffs: task == nil ? 0 : handOffs)
     if let executor { next.executor = Unmanaged.passUnretained(executor) }
     slot.pointee = next
     return previous
@@ -110,12 +115,6 @@ enum RunningJob {
   /// Puts back what the thread ran before ``enter(_:task:isAction:startedAt:)``.
   static func leave(to previous: Slot) {
     slot.pointee = previous
-  }
-
-  /// Lets the task whose job the thread runs go on in it after a switch (see
-  /// ``TestExecutor/run(_:)``), `count` times at most.
-  static func allowHandOffs(_ count: Int) {
-    slot.pointee.handOffs = count
   }
 
   /// The runtime enqueues `job` on the generic executor: if it is the task whose job the thread

@@ -130,8 +130,8 @@ extension TestExecutor {
     let task = queued.address
     let isTask = JobIdentity.isTask(task)
     let startedAt = isTask ? systemSleepWindowStart(of: task) : 0
-    let previous = RunningJob.enter(self, task: isTask ? task : nil, startedAt: startedAt)
-    if isTask { RunningJob.allowHandOffs(Self.handOffLimit) }
+    let previous = RunningJob.enter(
+      self, task: isTask ? task : nil, startedAt: startedAt, handOffs: Self.handOffLimit)
     let executor = TestExecutorStandIn.running.asUnownedTaskExecutor()
     job.runSynchronously(on: executor)
     while let next = RunningJob.takeHandedOff() {

@@ -15,5 +15,5 @@ extension TestExecutor {
   var isBackstopPending: Bool { lock.withLock { state.isBackstopPending } }
 
   /// How many jobs the executor has accepted, here or for the main queue.
-  var jobsAccepted: Int { lock.withLock { state.jobsAccepted } }
+  var jobsAccepted: Int { lock.withLock { state.accepted } }
 }

@@ -153,10 +153,6 @@ struct TestExecutorStateMachine: ~Copyable {
   /// queued later (for Tempo's tests).
   var isBackstopPending: Bool { runners.isBackstopScheduled || runners.backstopPumpsQueued > 0 }
 
-  /// How many jobs the executor has accepted so far, here or for the main queue (for Tempo's
-  /// tests).
-  var jobsAccepted: Int { counts.accepted }
-
   /// Whether the main queue has stalled: a pump block queued there has not started for a
   /// while (see ``MainQueuePumps``).
   var isMainQueueStalled: Bool { mainQueuePumps.isStalled }

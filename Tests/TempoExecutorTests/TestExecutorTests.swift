@@ -82,19 +82,31 @@ func runOnTestClock(
   }
 
   @Test func workThatNeverGoesQuietIsReportedAndTheAdvanceReturns() async {
-    await withTestExecutor {
-      let clock = TestClock()
-      let spinner = Task.detached {
+    await expectAdvanceSpendsTheJobBudget { _ in
+      Task.detached {
         while !Task.isCancelled { await Task.yield() }
       }
-      await expectIssues("did not go quiet after 10000 jobs") {
-        await TestExecutor.$jobBudget.withValue(10_000) {
-          await clock.advance(by: .seconds(1))
-        }
-      }
-      #expect(clock.now == .init(offset: .seconds(1)))
-      spinner.cancel()
     }
+  }
+}
+
+/// Starts work that never goes quiet on a test clock (`spin`, given the clock) in a
+/// `withTestExecutor` scope, and expects an advance of 1 s with a job budget of 10,000 to report
+/// it and return, at 1 s; then cancels the work and waits for it.
+func expectAdvanceSpendsTheJobBudget(
+  _ spin: (TestClock<Duration>) -> Task<Void, Never>
+) async {
+  await withTestExecutor {
+    let clock = TestClock()
+    let spinner = spin(clock)
+    await expectIssues("did not go quiet after 10000 jobs") {
+      await TestExecutor.$jobBudget.withValue(10_000) {
+        await clock.advance(by: .seconds(1))
+      }
+    }
+    #expect(clock.now == .init(offset: .seconds(1)))
+    spinner.cancel()
+    await spinner.value
   }
 }
 
