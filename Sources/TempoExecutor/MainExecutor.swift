@@ -52,12 +52,17 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
       MainQueueActivity.blockStarted()
       let previous = Self.running
       Self.running = ticket
-      let slot = RunningJob.enter(owner, task: JobIdentity.isTask(task) ? task : nil)
+      let slot = RunningJob.enter(
+        owner, task: JobIdentity.isTask(task) ? task : nil, handOffs: 1, isMainJob: true)
       job.runSynchronously(on: Self.unowned)
+      let switched = RunningJob.takeHandedOff()
       RunningJob.leave(to: slot)
       Self.running = previous
       if ticket.isCounted { owner?.mainJobFinished() }
       if let outside { TestRegistry.finished(outside) }
+      // The task left the main actor for the test's executor, which took its next job to run
+      // here (see `RunningJob.handOff`).
+      if let switched, let owner { owner.pump(startingWith: switched) }
     }
   }
 

@@ -16,6 +16,13 @@ enum RunningJob {
     /// How many more times `task` may go on in this job after the runtime enqueued it for a
     /// switch it makes (``handOff(_:)``); zero where the job's runner does not look.
     var handOffs = 0
+    /// Whether the job is a continuation job (``JobIdentity/isContinuation(_:)``) whose task
+    /// has not been enqueued yet: the first task it enqueues is the one it resumes, which may
+    /// go on in this job (``handOff(_:)``), and then is `task`.
+    var resumesTask = false
+    /// Whether the job is a main-actor job (``MainExecutor``): its task's switch to the generic
+    /// executor may start a job of `executor` in the same main-queue block (``handOff(_:)``).
+    var isMainJob = false
     /// The job of `task` handed back to its runner, to run next on this thread.
     var handedOff: UnsafeRawPointer?
 
@@ -96,17 +103,24 @@ enum RunningJob {
   /// answers what it ran before, for ``leave(to:)``: the generic-free form of that call, for
   /// the path of every job.
   ///
-  /// - Parameter handOffs: How many switches in a row the task's job goes on through (see
-  ///   ``handOff(_:)``); zero where the caller does not run what is handed off.
+  /// - Parameters:
+  ///   - handOffs: How many switches in a row the task's job goes on through (see
+  ///     ``handOff(_:)``); zero where the caller does not run what is handed off.
+  ///   - resumesTask: Whether the job, not a task's, is a continuation job whose task may go
+  ///     on in it (with `handOffs`).
+  ///   - isMainJob: Whether the job is a main-actor job, whose task may leave the main actor
+  ///     for a job of `executor` that its block runs next (with `handOffs`).
   static func enter(
     _ executor: TestExecutor?, task: UnsafeRawPointer?, isAction: Bool = false,
-    startedAt: UInt64 = 0, handOffs: Int = 0
+    startedAt: UInt64 = 0, handOffs: Int = 0, resumesTask: Bool = false, isMainJob: Bool = false
   ) -> Slot {
     let slot = slot
     let previous = slot.pointee
+    let resumesTask = task == nil && resumesTask
     var next = Slot(
       task: task, isAction: isAction, startedAt: task == nil ? 0 : startedAt,
-      handOffs: task == nil ? 0 : handOffs)
+      handOffs: task == nil && !resumesTask ? 0 : handOffs, resumesTask: resumesTask,
+      isMainJob: isMainJob)
     if let executor { next.executor = Unmanaged.passUnretained(executor) }
     slot.pointee = next
     return previous
@@ -118,21 +132,40 @@ enum RunningJob {
   }
 
   /// The runtime enqueues `job` on the generic executor: if it is the task whose job the thread
-  /// runs for a test executor that lets it go on there, and may still, keeps it for the runner
-  /// (``takeHandedOff()``) and answers true.
+  /// runs (or the task a continuation job the thread runs resumes) for a test executor that
+  /// lets it go on there, and may still, keeps it for the runner (``takeHandedOff()``) and
+  /// answers true.
   ///
   /// A task enqueues itself from its own job when it switches executors. Between two
   /// nonisolated functions that is a switch only because the job runs with Tempo's task
   /// executor, which the task does not prefer (the runtime compares them at every hop, which a
   /// debug build does not optimize away); on the runtime's own executor the task would go on
   /// on its thread, and so it does here, with no trip through the queue.
+  ///
+  /// A continuation job (a `Task.yield()`'s) does nothing but resume its task, which the
+  /// runtime then enqueues: the task goes on in that job, at the place in the queue its yield
+  /// took, behind everything queued before the yield, as the yield promises.
+  ///
+  /// A task that leaves the main actor, in a main-actor job of a test whose jobs run on the main
+  /// queue, starts its next job there when nothing of the test is queued or running
+  /// (``TestExecutor/takesSwitch(fromMainJobOf:)``): the block that ran the main-actor job runs
+  /// it next, instead of a pump block queued behind it.
   static func handOff(_ job: UnsafeRawPointer) -> Bool {
     guard let existing = key.value else { return false }
     let slot = existing.assumingMemoryBound(to: Slot.self)
-    guard slot.pointee.handOffs > 0, slot.pointee.task == job, slot.pointee.handedOff == nil,
-      let executor = slot.pointee.executor?.takeUnretainedValue(),
-      executor.takesHandOff(of: job)
+    guard slot.pointee.handOffs > 0, slot.pointee.handedOff == nil else { return false }
+    // Only the first task a continuation job enqueues is the one it resumes.
+    let isResumed = slot.pointee.resumesTask && JobIdentity.isTask(job)
+    slot.pointee.resumesTask = false
+    guard isResumed || slot.pointee.task == job,
+      let executor = slot.pointee.executor?.takeUnretainedValue()
     else { return false }
+    let takes =
+      slot.pointee.isMainJob
+      ? executor.takesSwitch(fromMainJobOf: job)
+      : executor.takesHandOff(of: job, isResumed: isResumed)
+    guard takes else { return false }
+    if isResumed { slot.pointee.task = job }
     slot.pointee.handOffs -= 1
     slot.pointee.handedOff = job
     return true
@@ -161,6 +194,16 @@ package enum JobIdentity {
     let flags = job.load(
       fromByteOffset: 4 * MemoryLayout<UnsafeRawPointer>.size, as: UInt32.self)
     return flags & 0xFF == 0
+  }
+
+  /// Whether `job` is a continuation job: the job `Task.yield()` enqueues (and `Task.sleep`
+  /// enqueues with a delay), which only resumes its task's continuation. Kind 195 is the
+  /// runtime's `JobKind::NullaryContinuation` (its first reserved kind, 192, plus 3), part of
+  /// its ABI.
+  package static func isContinuation(_ job: UnsafeRawPointer) -> Bool {
+    let flags = job.load(
+      fromByteOffset: 4 * MemoryLayout<UnsafeRawPointer>.size, as: UInt32.self)
+    return flags & 0xFF == 195
   }
 
   /// Whether `task`, a task, is an `async let` child (job flag bit 28): the runtime places such

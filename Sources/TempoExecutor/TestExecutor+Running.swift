@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 @_spi(TempoInternals) import TempoSupport
 
 // Who runs a test's queued jobs, and where: the advancing thread drains what its action
@@ -37,15 +38,21 @@ extension TestExecutor {
   /// - Parameter block: Which block this is: on the main queue the executor counts the pump
   ///   blocks it queues until they start (``TestExecutorStateMachine/MainQueuePumps``), and a
   ///   backstop's until it starts.
+  ///   - first: A job the pump has started already (``pump(startingWith:)``), in a block
+  ///     that is not a pump block.
   private func pump(
-    on queue: DispatchQueue, block: TestExecutorStateMachine.PumpBlock = .elsewhere
+    on queue: DispatchQueue, block: TestExecutorStateMachine.PumpBlock = .elsewhere,
+    first: QueuedJob? = nil
   ) {
     let isMain = block == .mainQueue
-    if isMain { MainQueueActivity.blockStarted() }
     var turn = Self.pumpTurn
-    lock.lock()
-    var next = state.takeForPump(starting: block)
-    lock.unlock()
+    var next = first
+    if next == nil {
+      if isMain { MainQueueActivity.blockStarted() }
+      lock.lock()
+      next = state.takeForPump(starting: block)
+      lock.unlock()
+    }
     while let job = next {
       run(job)
       turn -= 1
@@ -69,6 +76,13 @@ extension TestExecutor {
 
   /// How many jobs a pump runs before it lets the other blocks of its queue run.
   static let pumpTurn = 16
+
+  /// Runs `job`, the next job of a task that left the main actor in the main-queue block that
+  /// calls this, which the executor took to run here (``takesSwitch(fromMainJobOf:)``), and
+  /// goes on as a pump of the main queue would.
+  func pump(startingWith job: UnsafeRawPointer) {
+    pump(on: .main, block: .mainQueue, first: QueuedJob(address: job))
+  }
 
   /// Resumes the waiters an event released, after unlocking.
   func resume(_ released: [TestExecutorStateMachine.Release]) {
@@ -125,13 +139,22 @@ extension TestExecutor {
   /// where it runs next, as the runtime's own executor would go on running it. After
   /// ``handOffLimit`` such switches in a row it goes through the queue, behind the jobs that
   /// came meanwhile: a task that only hops never starves the rest of its test.
+  ///
+  /// A continuation job (a `Task.yield()`'s) resumes its task, which the runtime then enqueues
+  /// on the generic executor: the task goes on in this job too, at the yield's place in the
+  /// queue. Not while a clock controls the test's system sleeps, whose wake jobs are
+  /// continuation jobs too, and whose tasks `accept(_:)` must see come back.
   private func run(_ queued: QueuedJob) {
     let job = queued.job
     let task = queued.address
     let isTask = JobIdentity.isTask(task)
     let startedAt = isTask ? systemSleepWindowStart(of: task) : 0
+    let resumesTask =
+      !isTask && JobIdentity.isContinuation(task)
+      && !controlsSystemSleeps.load(ordering: .relaxed)
     let previous = RunningJob.enter(
-      self, task: isTask ? task : nil, startedAt: startedAt, handOffs: Self.handOffLimit)
+      self, task: isTask ? task : nil, startedAt: startedAt, handOffs: Self.handOffLimit,
+      resumesTask: resumesTask)
     let executor = TestExecutorStandIn.running.asUnownedTaskExecutor()
     job.runSynchronously(on: executor)
     while let next = RunningJob.takeHandedOff() {
@@ -148,10 +171,35 @@ extension TestExecutor {
   /// after a switch (counted toward the job budget as a job, as it was when each switch went
   /// through the queue): unless the executor has closed, the task waits for it to go quiet (a
   /// driver's jobs are not the test's work), or the task is in another executor's scope.
-  func takesHandOff(of task: UnsafeRawPointer) -> Bool {
+  ///
+  /// - Parameter isResumed: `task` is not the job's own but the task that the running
+  ///   continuation job resumes. Its yield came from a job of it here, so it is this test's;
+  ///   unless it is the member this executor noted last, with no change since to who met whom
+  ///   (a task yielding in a loop is), it is noted again, as `accept(_:)` would.
+  func takesHandOff(of task: UnsafeRawPointer, isResumed: Bool = false) -> Bool {
+    if let scoped = Self.current, scoped !== self { return false }
+    var isNoted = true
+    lock.lock()
+    if isResumed { isNoted = lastNoted.isCurrent(TaskRef(task)) }
+    let takes = state.handOffSwitch(of: task, isResumed: isResumed)
+    lock.unlock()
+    // The task is alive: the runtime is enqueuing it.
+    if takes, !isNoted { noteMember(TaskRef(task)) }
+    return takes
+  }
+
+  /// Whether `task`, whose main-actor job the caller runs on the main queue for this executor,
+  /// and which is leaving the main actor for the generic executor, starts its next job here now,
+  /// to run on the main queue right after its main-actor job (``pump(startingWith:)``): if this
+  /// executor's jobs run on the main queue, none is queued or running, and no pump or driver
+  /// would run them. The task's work then goes on where a pump block queued behind the
+  /// main-actor job would have run it, with nothing of the test between; the main queue's other
+  /// blocks, which might have come between, are other work, as they would be on the runtime's
+  /// own executor, where the task goes on in the pool at once.
+  func takesSwitch(fromMainJobOf task: UnsafeRawPointer) -> Bool {
     if let scoped = Self.current, scoped !== self { return false }
     lock.lock()
-    let takes = state.handOffSwitch(of: task)
+    let takes = state.switchFromMainJob(of: task)
     lock.unlock()
     return takes
   }

@@ -16,4 +16,9 @@ extension TestExecutor {
 
   /// How many jobs the executor has accepted, here or for the main queue.
   var jobsAccepted: Int { lock.withLock { state.accepted } }
+
+  /// How many pump blocks the executor has queued on the main queue so far.
+  var mainQueuePumpBlocksQueued: Int {
+    lock.withLock { state.mainQueuePumpBlocks.queued + state.mainQueuePumpBlocks.started }
+  }
 }

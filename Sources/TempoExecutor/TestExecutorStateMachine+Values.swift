@@ -366,6 +366,9 @@ extension TestExecutorStateMachine {
       return .pump
     }
 
+    /// A block already running became the pump (a main-actor job's, whose task went on here).
+    mutating func pumpStartedInPlace() { isPumpScheduled = true }
+
     /// A pump found nothing to take. (A backstop's pump was never scheduled: the flag may be
     /// clear already.)
     mutating func pumpEnded() { isPumpScheduled = false }

@@ -182,10 +182,31 @@ struct TestExecutorStateMachine: ~Copyable {
   /// `TestExecutor.run`), counted toward the job budget as a job when that job finishes (no
   /// waiter's budget runs out between two job ends); false (and nothing changes)
   /// if the executor has closed or `task` waits for quiet, whose jobs are not the test's work.
-  mutating func handOffSwitch(of task: UnsafeRawPointer) -> Bool {
+  ///
+  /// `isResumed`: `task` is the task the running job, a continuation job, resumes. Its job
+  /// comes to the executor as one that came through the queue would (for the opener watch).
+  mutating func handOffSwitch(of task: UnsafeRawPointer, isResumed: Bool = false) -> Bool {
     defer { checkInvariants() }
     guard !isClosed, !runners.isDriver(task), counts.isRunningJob else { return false }
+    if isResumed { openerWatch.jobArrived(of: task) }
     counts.switchHandedOff()
+    return true
+  }
+
+  /// `task`, whose main-actor job is running on the main queue, leaves the main actor for this
+  /// executor: true if its next job starts now, run by the main-queue block of that main-actor
+  /// job, which then pumps (`TestExecutor.pump(startingWith:)`). Only where the executor pumps
+  /// on the main queue, nothing is queued or running, and no pump is scheduled or driver
+  /// draining: then it is the job a pump would run next, and the block is that pump.
+  mutating func switchFromMainJob(of task: UnsafeRawPointer) -> Bool {
+    defer { checkInvariants() }
+    guard !isClosed, pumpsOnMainQueue, !isMainQueueStalled, !runners.isDriver(task),
+      !counts.isRunningJob, jobs.isEmpty, !runners.isPumpScheduled, runners.drainers == 0
+    else { return false }
+    openerWatch.jobArrived(of: task)
+    counts.jobAccepted()
+    runners.pumpStartedInPlace()
+    counts.jobStarted()
     return true
   }
 

@@ -12,6 +12,12 @@ import Testing
     let value = Atomic<Bool>(false)
   }
 
+  final class Log: Sendable {
+    private let entries = Mutex<[String]>([])
+    func append(_ entry: String) { entries.withLock { $0.append(entry) } }
+    var all: [String] { entries.withLock { $0 } }
+  }
+
   /// Enters with a switch to the generic executor (the caller here is nonisolated, so its
   /// isolation is nil), as every function with an `isolated` parameter does when called from
   /// nonisolated code: `withCheckedContinuation`, `TaskLocal.withValue`, `withTestExecutor`.
@@ -34,6 +40,90 @@ import Testing
       #expect(jobs <= 2 * hops / TestExecutor.handOffLimit + 4, "\(jobs) jobs for \(hops) calls")
     }
   }
+
+  /// A thousand yields of one task cost a thousand jobs and a few, not two thousand: the
+  /// yield's continuation job is queued, and the task it resumes goes on in that job.
+  @Test func aYieldingTaskGoesOnInItsContinuationJob() async {
+    guard #available(TempoTestExecutor 1.0, *) else { return }
+    let yields = 1_000
+    await withTestExecutor {
+      let executor = TestExecutor.current!
+      let before = executor.jobsAccepted
+      await Task {
+        for _ in 0..<yields { await Task.yield() }
+      }.value
+      let jobs = executor.jobsAccepted - before
+      // One continuation job a yield, the task's own first job and its switches through the
+      // queue every `handOffLimit`, and the test's own task coming back.
+      #expect(
+        jobs <= yields + 2 * yields / TestExecutor.handOffLimit + 4,
+        "\(jobs) jobs for \(yields) yields")
+    }
+  }
+
+  /// A yield still lets everything queued before it run first: two tasks yielding in turn
+  /// interleave, each resumed where its yield's continuation job was queued.
+  @Test func aYieldStillLetsTheWorkQueuedBeforeItRun() async {
+    guard #available(TempoTestExecutor 1.0, *) else { return }
+    let log = Log()
+    await withTestExecutor {
+      let first = Task {
+        for step in 0..<3 {
+          log.append("first \(step)")
+          await Task.yield()
+        }
+      }
+      let second = Task {
+        for step in 0..<3 {
+          log.append("second \(step)")
+          await Task.yield()
+        }
+      }
+      await first.value
+      await second.value
+    }
+    #expect(log.all == ["first 0", "second 0", "first 1", "second 1", "first 2", "second 2"])
+  }
+
+  /// A main-actor task that leaves the main actor and comes back, a hundred times, in a test
+  /// whose jobs run on the main queue, goes on in the block of each main-actor job: a handful
+  /// of pump blocks, not one a trip.
+  @MainActor @Test func aTaskLeavingTheMainActorGoesOnInItsMainQueueBlock() async {
+    guard #available(TempoTestExecutor 1.0, *) else { return }
+    let trips = 100
+    await withTestExecutor {
+      let executor = TestExecutor.current!
+      let before = executor.mainQueuePumpBlocksQueued
+      await Task { @MainActor in
+        for _ in 0..<trips { #expect(await Self.leaveTheMainActor()) }
+      }.value
+      let blocks = executor.mainQueuePumpBlocksQueued - before
+      #expect(blocks <= 4, "\(blocks) pump blocks for \(trips) trips off the main actor")
+    }
+  }
+
+  /// What runs on the main actor keeps its order: a main-actor task that left the main actor
+  /// comes back behind the main-actor work queued meanwhile.
+  @MainActor @Test func leavingTheMainActorKeepsTheOrderOfMainActorWork() async {
+    guard #available(TempoTestExecutor 1.0, *) else { return }
+    var log: [String] = []
+    await withTestExecutor {
+      let first = Task { @MainActor in
+        log.append("first 1")
+        await Self.leaveTheMainActor()
+        log.append("first 2")
+      }
+      let second = Task { @MainActor in log.append("second") }
+      await first.value
+      await second.value
+    }
+    #expect(log == ["first 1", "second", "first 2"])
+  }
+
+  /// Runs off the main actor (nonisolated, and not `nonisolated(nonsending)`), in a job of the
+  /// test's executor.
+  @discardableResult
+  @concurrent static func leaveTheMainActor() async -> Bool { RunningJob.executor != nil }
 
   /// A task that only switches, waiting for a flag that a task queued behind it sets, still
   /// lets that task run: after `handOffLimit` switches in a row it goes through the queue.

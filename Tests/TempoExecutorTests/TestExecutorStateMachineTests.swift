@@ -131,6 +131,38 @@ extension QueuedJob: ExpressibleByIntegerLiteral {
     #expect(queue.jobsRun == 7)
   }
 
+  /// A task leaving the main actor starts its next job in its main-actor job's block only
+  /// where that block may be the pump: the executor pumps on the main queue, nothing of the
+  /// test is queued or running, and no pump or driver would run the queue. The job is counted
+  /// as accepted and running, and ends as a pump's does.
+  @Test func aSwitchFromAMainActorJobStartsAJobOnlyWhereThatBlockMayPump() {
+    var offMain = TestExecutorStateMachine()
+    let takenOffMain = offMain.switchFromMainJob(of: task)  // its pumps run elsewhere
+
+    var queue = TestExecutorStateMachine()
+    queue.pumpsOnMainQueue = true
+    let taken = queue.switchFromMainJob(of: task)
+    #expect(!takenOffMain && taken)
+    #expect(queue.accepted == 1 && queue.isQuiet == false)
+    let takenWhileRunning = queue.switchFromMainJob(of: task)
+    let wake = queue.enqueue(1, task: task).wake
+    #expect(!takenWhileRunning && wake == .none)  // the block is the pump
+    let step = queue.finishJobAndTakeForPump()
+    #expect(step.next == QueuedJob(1))
+    _ = queue.finishJobAndTakeForPump()
+    #expect(queue.isQuiet == true && queue.jobsRun == 2)
+
+    _ = queue.enqueue(2, task: task)  // queued, a pump scheduled for it
+    let takenWhileQueued = queue.switchFromMainJob(of: task)
+    _ = queue.takeForPump(starting: .mainQueue)
+    _ = queue.finishJobAndTakeForPump()
+    _ = queue.beginDriving(driver)
+    let driversSwitch = queue.switchFromMainJob(of: driver)  // a task waiting for quiet
+    _ = queue.close()
+    let takenAfterClose = queue.switchFromMainJob(of: task)
+    #expect(!takenWhileQueued && !driversSwitch && !takenAfterClose)
+  }
+
   @Test func theLastLeaseClosesAndNoLeaseIsTakenAfterwards() {
     var queue = TestExecutorStateMachine()
     let retained = [queue.retainLease(), queue.retainLease()]
@@ -262,21 +294,31 @@ extension QueuedJob: ExpressibleByIntegerLiteral {
     #expect(watched == nil)
   }
 
-  /// A job of the opener arriving, here or for the main queue, means the job it was running
-  /// has ended: the new one is counted instead.
-  @Test(arguments: [false, true])
-  func aJobOfTheOpenerEndsTheWaitForItsFirstJob(onMainQueue: Bool) {
+  /// A job of the opener arriving, here, for the main queue, or resumed inside a continuation
+  /// job that runs here, means the job it was running has ended: the new one is counted
+  /// instead.
+  @Test(arguments: ["queue", "main queue", "continuation job"])
+  func aJobOfTheOpenerEndsTheWaitForItsFirstJob(arrivesThrough path: String) {
     var queue = TestExecutorStateMachine()
     queue.openerIsRunning(opener)
     _ = queue.enqueue(1, task: other)
     _ = queue.takeForPump()
     _ = queue.finishJob(byPump: true)
     #expect(queue.opener == opener)  // another task's job says nothing about the opener's
-    if onMainQueue {
+    switch path {
+    case "main queue":
       let counted = queue.mainJobQueued(task: opener)
       #expect(counted)
       _ = queue.mainJobFinished()
-    } else {
+    case "continuation job":
+      _ = queue.enqueue(2, task: other)
+      _ = queue.takeForPump()
+      let switched = queue.handOffSwitch(of: opener)
+      #expect(switched && queue.opener == opener)  // the opener's own switch: no job arrived
+      let resumed = queue.handOffSwitch(of: opener, isResumed: true)
+      #expect(resumed)
+      _ = queue.finishJob(byPump: true)
+    default:
       _ = queue.enqueue(2, task: opener)
       _ = queue.takeForPump()
       _ = queue.finishJob(byPump: true)
