@@ -16,7 +16,7 @@ extension TestExecutor {
   ///
   /// - Parameter tasksAreRunning: Whether a task started in the test has not completed, when
   ///   that is known (a ``TaskCensus``), asked once everything else is done.
-  package func leftoverWork(
+  nonisolated(nonsending) package func leftoverWork(
     tasksAreRunning: () -> Bool, at location: SourceLocation
   ) async -> String? {
     let stuck = await endBackgroundWork(at: location)
@@ -36,7 +36,9 @@ extension TestExecutor {
   /// executor as ``rejoin()`` would: the test's work has ended, and no task of it waits any
   /// more for an actor this one lets go of. (A hop there and back cost a job and a pump block
   /// at the end of every test.)
-  package func endBackgroundWork(at location: SourceLocation) async -> [BackgroundWork] {
+  nonisolated(nonsending) package func endBackgroundWork(
+    at location: SourceLocation
+  ) async -> [BackgroundWork] {
     await settle(at: location)
     let background = leftovers.takeBackground()
     if !background.isEmpty {

@@ -20,7 +20,7 @@ extension TestExecutor {
   ///   declared (`withOutsideWork`) to end: an auto-advance driver's wait, never an advance
   ///   the test asked for.
   @discardableResult
-  package func settle(
+  nonisolated(nonsending) package func settle(
     at location: SourceLocation, respectingOutsideWork: Bool = false
   ) async -> Bool {
     guard let task = Self.currentTaskPointer else { return true }
@@ -32,7 +32,7 @@ extension TestExecutor {
   /// since: a drive settles once before its first action and again after each, and the task is
   /// a driver already.
   @discardableResult
-  package func settleAgain(
+  nonisolated(nonsending) package func settleAgain(
     at location: SourceLocation, respectingOutsideWork: Bool = false
   ) async -> Bool {
     var giveUpAt: Int?
@@ -131,7 +131,9 @@ extension TestExecutor {
 
   /// Waits until nothing is queued or running, or the budget is spent (false), for a caller
   /// that has begun draining; ends the draining.
-  private func quietHere(giveUpAt: Int, respectingOutsideWork: Bool) async -> Bool {
+  nonisolated(nonsending) private func quietHere(
+    giveUpAt: Int, respectingOutsideWork: Bool
+  ) async -> Bool {
     drainOnCallersThread(giveUpAt: giveUpAt)
     lookWhetherOpenerSuspended()
     let (answer, outside, wake) = lock.withLock {
@@ -277,7 +279,7 @@ extension TestExecutor {
   }
 
   /// Returns once everything queued on the main queue before the call has run.
-  private func passThroughMainQueue() async {
+  nonisolated(nonsending) private func passThroughMainQueue() async {
     await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
       DispatchQueue.main.async { continuation.resume() }
     }

@@ -91,7 +91,9 @@ extension TestExecutor {
   /// It also looks for a task of a test that controls its system sleeps suspended in a system
   /// sleep the clock did not get, and reports it at `location` (see
   /// ``SystemSleeps/realSleepMessage``).
-  func lookAfterQuiet(waitsForYields: Bool, at location: SourceLocation) async -> AfterQuiet {
+  nonisolated(nonsending) func lookAfterQuiet(
+    waitsForYields: Bool, at location: SourceLocation
+  ) async -> AfterQuiet {
     let found = lookAtQuiet(findingRealSleeps: true)
     if found.foundRealSleep { location.report(SystemSleeps.realSleepMessage) }
     switch found.look {
