@@ -16,8 +16,9 @@ extension TestExecutor {
   ///
   /// - Parameter tasksAreRunning: Whether a task started in the test has not completed, when
   ///   that is known (a ``TaskCensus``), asked once everything else is done.
-  nonisolated(nonsending) package func leftoverWork(
-    tasksAreRunning: () -> Bool, at location: SourceLocation
+  package func leftoverWork(
+    tasksAreRunning: () -> Bool, at location: SourceLocation,
+    isolation: isolated (any Actor)? = #isolation
   ) async -> String? {
     let stuck = await endBackgroundWork(at: location)
     let pending = leftovers.pending
@@ -36,14 +37,17 @@ extension TestExecutor {
   /// executor as ``rejoin()`` would: the test's work has ended, and no task of it waits any
   /// more for an actor this one lets go of. (A hop there and back cost a job and a pump block
   /// at the end of every test.)
-  nonisolated(nonsending) package func endBackgroundWork(
-    at location: SourceLocation
+  ///
+  /// It waits where the caller is, on `isolation`: the end of a scope on the main actor waits
+  /// in its main-actor job.
+  package func endBackgroundWork(
+    at location: SourceLocation, isolation: isolated (any Actor)? = #isolation
   ) async -> [BackgroundWork] {
-    await settle(at: location)
+    await settle(in: isolation, at: location)
     let background = leftovers.takeBackground()
     if !background.isEmpty {
       for work in background { work.cancel() }
-      await settleAgain(at: location)
+      await settleAgain(in: isolation, at: location)
     }
     if let task = Self.currentTaskPointer { lock.withLock { state.endDriving(task) } }
     return background.filter { !$0.hasEnded }

@@ -20,20 +20,42 @@ extension TestExecutor {
   ///   declared (`withOutsideWork`) to end: an auto-advance driver's wait, never an advance
   ///   the test asked for.
   @discardableResult
-  nonisolated(nonsending) package func settle(
+  package func settle(
     at location: SourceLocation, respectingOutsideWork: Bool = false
+  ) async -> Bool {
+    await settle(in: nil, at: location, respectingOutsideWork: respectingOutsideWork)
+  }
+
+  /// ``settle(at:respectingOutsideWork:)`` where the caller is, on `isolation` (the end of a
+  /// test's work on the main actor waits in its main-actor job, with no hop off it and back).
+  /// (An `isolated` parameter rather than `nonisolated(nonsending)`, which Swift 6.1, the
+  /// package's oldest compiler, does not know.)
+  @discardableResult
+  package func settle(
+    in isolation: isolated (any Actor)?, at location: SourceLocation,
+    respectingOutsideWork: Bool = false
   ) async -> Bool {
     guard let task = Self.currentTaskPointer else { return true }
     beginDriving(task)
-    return await settleAgain(at: location, respectingOutsideWork: respectingOutsideWork)
+    return await settleAgain(
+      in: isolation, at: location, respectingOutsideWork: respectingOutsideWork)
   }
 
   /// ``settle(at:respectingOutsideWork:)`` for a task that has settled before and not rejoined
   /// since: a drive settles once before its first action and again after each, and the task is
   /// a driver already.
   @discardableResult
-  nonisolated(nonsending) package func settleAgain(
+  package func settleAgain(
     at location: SourceLocation, respectingOutsideWork: Bool = false
+  ) async -> Bool {
+    await settleAgain(in: nil, at: location, respectingOutsideWork: respectingOutsideWork)
+  }
+
+  /// ``settleAgain(at:respectingOutsideWork:)`` where the caller is, on `isolation`.
+  @discardableResult
+  package func settleAgain(
+    in isolation: isolated (any Actor)?, at location: SourceLocation,
+    respectingOutsideWork: Bool = false
   ) async -> Bool {
     var giveUpAt: Int?
     // How long this settle has waited, since a task last came back, for tasks parked in yields
@@ -131,8 +153,8 @@ extension TestExecutor {
 
   /// Waits until nothing is queued or running, or the budget is spent (false), for a caller
   /// that has begun draining; ends the draining.
-  nonisolated(nonsending) private func quietHere(
-    giveUpAt: Int, respectingOutsideWork: Bool
+  private func quietHere(
+    giveUpAt: Int, respectingOutsideWork: Bool, isolation: isolated (any Actor)? = #isolation
   ) async -> Bool {
     drainOnCallersThread(giveUpAt: giveUpAt)
     lookWhetherOpenerSuspended()
@@ -279,7 +301,7 @@ extension TestExecutor {
   }
 
   /// Returns once everything queued on the main queue before the call has run.
-  nonisolated(nonsending) private func passThroughMainQueue() async {
+  private func passThroughMainQueue(isolation: isolated (any Actor)? = #isolation) async {
     await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
       DispatchQueue.main.async { continuation.resume() }
     }

@@ -35,11 +35,12 @@ extension TestExecutor {
   /// while a task of its test yields in a loop would starve them (on two cores, two such pumps
   /// left no pool thread for the work those tasks waited for: the suite hung).
   ///
-  /// - Parameter block: Which block this is: on the main queue the executor counts the pump
-  ///   blocks it queues until they start (``TestExecutorStateMachine/MainQueuePumps``), and a
-  ///   backstop's until it starts.
-  ///   - first: A job the pump has started already (``pump(startingWith:)``), in a block
-  ///     that is not a pump block.
+  /// - Parameters:
+  ///   - block: Which block this is: on the main queue the executor counts the pump blocks it
+  ///     queues until they start (``TestExecutorStateMachine/MainQueuePumps``), and a
+  ///     backstop's until it starts.
+  ///   - first: A job the pump has started already (``pump(startingWith:)``), in a block that
+  ///     is not a pump block.
   private func pump(
     on queue: DispatchQueue, block: TestExecutorStateMachine.PumpBlock = .elsewhere,
     first: QueuedJob? = nil

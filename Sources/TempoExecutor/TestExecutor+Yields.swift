@@ -91,8 +91,9 @@ extension TestExecutor {
   /// It also looks for a task of a test that controls its system sleeps suspended in a system
   /// sleep the clock did not get, and reports it at `location` (see
   /// ``SystemSleeps/realSleepMessage``).
-  nonisolated(nonsending) func lookAfterQuiet(
-    waitsForYields: Bool, at location: SourceLocation
+  func lookAfterQuiet(
+    waitsForYields: Bool, at location: SourceLocation,
+    isolation: isolated (any Actor)? = #isolation
   ) async -> AfterQuiet {
     let found = lookAtQuiet(findingRealSleeps: true)
     if found.foundRealSleep { location.report(SystemSleeps.realSleepMessage) }

@@ -120,10 +120,10 @@ import Testing
     #expect(log == ["first 1", "second", "first 2"])
   }
 
-  /// Runs off the main actor (nonisolated, and not `nonisolated(nonsending)`), in a job of the
-  /// test's executor.
+  /// Runs off the main actor (nonisolated, on the generic executor), in a job of the test's
+  /// executor.
   @discardableResult
-  @concurrent static func leaveTheMainActor() async -> Bool { RunningJob.executor != nil }
+  static func leaveTheMainActor() async -> Bool { RunningJob.executor != nil }
 
   /// A task that only switches, waiting for a flag that a task queued behind it sets, still
   /// lets that task run: after `handOffLimit` switches in a row it goes through the queue.
