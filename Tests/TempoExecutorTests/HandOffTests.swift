@@ -120,6 +120,17 @@ import Testing
     #expect(log == ["first 1", "second", "first 2"])
   }
 
+  /// The end of a scope on the main actor waits for quiet in its own main-actor job, with no
+  /// hop off the main actor and back, and no hop onto its executor to leave it: an empty scope
+  /// is five jobs, here and on the main actor (eight when its end did both).
+  @MainActor @Test func aScopeOnTheMainActorEndsWithoutLeavingIt() async {
+    guard #available(TempoTestExecutor 1.0, *) else { return }
+    var executor: TestExecutor?
+    await withTestExecutor { executor = TestExecutor.current }
+    let jobs = executor?.jobsAccepted ?? 0
+    #expect(jobs <= 5, "\(jobs) jobs for an empty scope")
+  }
+
   /// Runs off the main actor (nonisolated, on the generic executor), in a job of the test's
   /// executor.
   @discardableResult
