@@ -14,7 +14,8 @@ import Dispatch
 @available(TempoTestExecutor 1.0, *)
 final class Backstops: @unchecked Sendable {
   // Invariant: `lock` guards `schedule` and `isIdle`; executors are told, and released, after
-  // unlocking. The schedule holds each executor until its deadline (5 ms at most).
+  // unlocking. The schedule holds each executor until its deadline and the slack (7 ms
+  // at most).
   static let shared = Backstops()
 
   private let lock = Lock()
@@ -53,7 +54,8 @@ final class Backstops: @unchecked Sendable {
       }
       for executor in due { executor.backstopIsDue() }
       if let next {
-        _ = wake.wait(timeout: DispatchTime(uptimeNanoseconds: next))
+        let wakeTime = BackstopSchedule<TestExecutor>.wakeTime(for: next)
+        _ = wake.wait(timeout: DispatchTime(uptimeNanoseconds: wakeTime))
       } else {
         wake.wait()
       }
@@ -91,6 +93,18 @@ package struct BackstopSchedule<Owner: AnyObject> {
   private var head = 0
 
   package init() {}
+
+  /// How late a backstop may fire, so that the thread wakes once for all the backstops due
+  /// within that much of each other: tests run back to back arm one each, tens of microseconds
+  /// apart, and a wake for each was a thread switch per test, CPU taken from the tests beside
+  /// it.
+  package static var slackNanoseconds: UInt64 { 2_000_000 }
+
+  /// When the thread wakes for a backstop due at `deadline`: at the end of the slack period
+  /// `deadline` falls in, after it and at most ``slackNanoseconds`` later.
+  package static func wakeTime(for deadline: UInt64) -> UInt64 {
+    (deadline / slackNanoseconds + 1) * slackNanoseconds
+  }
 
   /// How many entries are stored, fired or not (for tests: it stays within twice the number
   /// armed and not fired yet).

@@ -103,6 +103,20 @@ private func runAnActionThatBlocksOnAJob(
     #expect(schedule.storedCount == 0)
   }
 
+  /// The thread wakes once for all the backstops due within the slack of each other, after
+  /// each deadline and never more than the slack after it.
+  @Test func backstopsDueCloseTogetherShareOneWake() {
+    let slack = BackstopSchedule<Owner>.slackNanoseconds
+    let start = 7 * slack
+    let deadlines = stride(from: start, to: start + slack, by: Int(slack / 40)).map { $0 }
+    let wakes = Set(deadlines.map { BackstopSchedule<Owner>.wakeTime(for: $0) })
+    #expect(wakes == [start + slack])
+    for deadline in [0, 1, slack - 1, slack, 5_000_000, UInt64(123_456_789)] {
+      let wake = BackstopSchedule<Owner>.wakeTime(for: deadline)
+      #expect(wake > deadline && wake <= deadline + slack)
+    }
+  }
+
   /// Owners fire in deadline order, those due together at one wake-up.
   @Test func ownersFireInDeadlineOrder() {
     var schedule = BackstopSchedule<Owner>()
