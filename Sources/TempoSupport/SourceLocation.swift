@@ -6,15 +6,27 @@ package struct SourceLocation: Sendable {
   package let filePath: StaticString
   package let line: UInt
   package let column: UInt
-  /// Appended to every issue reported here: says how to point the issue at the user's line when
-  /// this location is not the user's (a factory property cannot know its caller).
-  package var note = ""
   /// The factory property this location stands for (`DispatchQueue.test`), whose caller's line
   /// is unknown; nil for a location of the user's own line.
   package var factory: String?
   /// Whether this location is not the caller's and names no factory either (see
   /// ``unknownCaller(_:instead:fileID:filePath:line:column:)``).
   package var isCallerUnknown = false
+  /// What the note appended to issues reported here says, if this location is not the user's.
+  /// Kept in pieces: a clock or scheduler is made with such a location in nearly every test,
+  /// and the note is composed only for an issue.
+  private var callerNote: CallerNote?
+
+  /// Why a location is not the caller's, and the spelling that would capture the caller's line.
+  private struct CallerNote: Sendable {
+    /// The API called, in backticks in the note.
+    var spelling: String
+    /// Whether `spelling` is a factory property rather than an initializer.
+    var isProperty: Bool
+    /// What the API creates: "the clock", "the scheduler".
+    var what: String
+    var instead: String
+  }
 
   package init(fileID: StaticString, filePath: StaticString, line: UInt, column: UInt) {
     self.fileID = fileID
@@ -41,8 +53,8 @@ package struct SourceLocation: Sendable {
   ) -> SourceLocation {
     var location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     location.isCallerUnknown = true
-    location.note = callerNote(
-      "`\(spelling)` cannot know the line that called it", create: "the clock", instead)
+    location.callerNote = CallerNote(
+      spelling: spelling, isProperty: false, what: "the clock", instead: instead)
     return location
   }
 
@@ -58,16 +70,28 @@ package struct SourceLocation: Sendable {
   ) -> SourceLocation {
     var location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     location.factory = factory
-    location.note = callerNote(
-      "`\(factory)` is a property, which cannot know the line that read it",
-      create: "the scheduler", instead)
+    location.callerNote = CallerNote(
+      spelling: factory, isProperty: true, what: "the scheduler", instead: instead)
     return location
   }
 
-  /// The note of a location that stands in for an unknown caller: `why`, and the spelling to
-  /// create `what` with instead.
-  private static func callerNote(_ why: String, create what: String, _ instead: String) -> String {
-    " (\(why): create \(what) with `\(instead)` to have this issue point at that line.)"
+  /// Appended to every issue reported here: says how to point the issue at the user's line when
+  /// this location is not the user's (a factory property cannot know its caller); empty for
+  /// the user's own line.
+  package var note: String {
+    guard let callerNote else { return "" }
+    let why =
+      callerNote.isProperty
+      ? "`\(callerNote.spelling)` is a property, which cannot know the line that read it"
+      : "`\(callerNote.spelling)` cannot know the line that called it"
+    return
+      " (\(why): create \(callerNote.what) with `\(callerNote.instead)` to have this issue point at that line.)"
+  }
+
+  /// Drops the note: the issue reported here is about the user's code, whatever line it points
+  /// at.
+  package mutating func dropNote() {
+    callerNote = nil
   }
 
   /// Reports `message` through IssueReporting, which fails the current XCTest or Swift Testing

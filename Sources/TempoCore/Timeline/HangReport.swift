@@ -25,7 +25,7 @@ package struct HangReport: Error, Sendable {
       reportInScope(message)
     } else if let location {
       var location = location
-      location.note = ""
+      location.dropNote()
       location.report(message)
     } else {
       reportTempoIssue(message)
