@@ -188,7 +188,23 @@ enum RuntimeHooks {
     }
   }
 
-  private static func isTempos<Hook>(_ installed: Hook?, _ ours: Hook) -> Bool {
+  // One `isTempos` per hook type rather than one generic over it: a debug build looks the
+  // metadata of a generic `Optional` of a function type up at every call, and the hooks are
+  // installed and restored around every test.
+
+  private static func isTempos(_ installed: JobHook?, _ ours: JobHook) -> Bool {
+    guard let installed else { return false }
+    return unsafeBitCast(installed, to: UnsafeRawPointer.self)
+      == unsafeBitCast(ours, to: UnsafeRawPointer.self)
+  }
+
+  private static func isTempos(_ installed: GetMainHook?, _ ours: GetMainHook) -> Bool {
+    guard let installed else { return false }
+    return unsafeBitCast(installed, to: UnsafeRawPointer.self)
+      == unsafeBitCast(ours, to: UnsafeRawPointer.self)
+  }
+
+  private static func isTempos(_ installed: IsMainHook?, _ ours: IsMainHook) -> Bool {
     guard let installed else { return false }
     return unsafeBitCast(installed, to: UnsafeRawPointer.self)
       == unsafeBitCast(ours, to: UnsafeRawPointer.self)
