@@ -15,8 +15,8 @@ import Dispatch
 /// counted.
 @available(TempoTestExecutor 1.0, *)
 final class MainExecutor: SerialExecutor, @unchecked Sendable {
-  // Invariant: no stored state. A job's bookkeeping travels with it (`Ticket`), and is touched
-  // only on the main queue.
+  // Invariant: no stored state. A job's bookkeeping travels with it, in its block, and is
+  // touched only on the main queue (`running`).
   static let shared = MainExecutor()
 
   /// The executor as the runtime's hook returns it.
@@ -24,18 +24,14 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
 
   private init() {}
 
-  /// A main-actor job on its way through the main queue.
-  private final class Ticket: @unchecked Sendable {
-    // Invariant: created before the job is queued and touched afterwards only on the main
-    // queue, one job at a time.
-    let owner: TestExecutor?
-    let task: UnsafeRawPointer
+  /// The main-actor job running on the main queue: a value, not an object, since a debug build
+  /// allocates and frees an object at every main-actor job. Nothing in it is retained: the
+  /// block that runs the job holds its executor.
+  private struct Running {
+    var owner: Unmanaged<TestExecutor>?
+    var task: UnsafeRawPointer
+    /// Whether the job counts as its test's work (until ``stopCountingRunningJob(of:for:)``).
     var isCounted: Bool
-    init(owner: TestExecutor?, task: UnsafeRawPointer) {
-      self.owner = owner
-      self.task = task
-      self.isCounted = owner != nil
-    }
   }
 
   func enqueue(_ job: consuming ExecutorJob) {
@@ -47,18 +43,19 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
     let owner = TestRegistry.firstCandidate(forJob: task) { $0.acceptMainJob(task: task) }
     // A job of no test is counted for its task while a clock made outside any task watches.
     let outside = owner == nil ? TestRegistry.leaves(job) : nil
-    let ticket = Ticket(owner: owner, task: task)
     DispatchQueue.main.async {
       MainQueueActivity.blockStarted()
       let previous = Self.running
-      Self.running = ticket
+      Self.running = Running(
+        owner: owner.map { Unmanaged.passUnretained($0) }, task: task, isCounted: owner != nil)
       let slot = RunningJob.enter(
         owner, task: JobIdentity.isTask(task) ? task : nil, handOffs: 1, isMainJob: true)
       job.runSynchronously(on: Self.unowned)
       let switched = RunningJob.takeHandedOff()
       RunningJob.leave(to: slot)
+      let isCounted = Self.running?.isCounted ?? false
       Self.running = previous
-      if ticket.isCounted { owner?.mainJobFinished() }
+      if isCounted { owner?.mainJobFinished() }
       if let outside { TestRegistry.finished(outside) }
       // The task left the main actor for the test's executor, which took its next job to run
       // here (see `RunningJob.handOff`).
@@ -72,16 +69,16 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
 
   /// The job running on the main queue now, if it came through this executor. Read and written
   /// only on the main queue.
-  nonisolated(unsafe) private static var running: Ticket?
+  nonisolated(unsafe) private static var running: Running?
 
   /// If the caller runs a main-actor job of `task` counted for `executor`, stops counting it
   /// (the task is about to wait for `executor` to go quiet) and answers true.
   static func stopCountingRunningJob(of task: UnsafeRawPointer, for executor: TestExecutor) -> Bool
   {
-    guard RuntimeHooks.isOnMainQueue, let ticket = running, ticket.task == task,
-      ticket.owner === executor, ticket.isCounted
+    guard RuntimeHooks.isOnMainQueue, let job = running, job.task == task, job.isCounted,
+      job.owner?.toOpaque() == Unmanaged.passUnretained(executor).toOpaque()
     else { return false }
-    ticket.isCounted = false
+    running?.isCounted = false
     return true
   }
 
