@@ -25,6 +25,8 @@ enum RunningJob {
     var isMainJob = false
     /// The job of `task` handed back to its runner, to run next on this thread.
     var handedOff: UnsafeRawPointer?
+    /// How many yields of `task` went on in the job (``handOff(_:)``).
+    var yieldsHandedOff = 0
 
     /// Whether the job or action is `executor`'s, compared by identity.
     func isOf(_ executor: TestExecutor) -> Bool {
@@ -126,6 +128,12 @@ enum RunningJob {
     return previous
   }
 
+  /// How many yields went on in the job the thread runs (``handOff(_:)``).
+  static var yieldsHandedOff: Int {
+    guard let existing = key.value else { return 0 }
+    return existing.assumingMemoryBound(to: Slot.self).pointee.yieldsHandedOff
+  }
+
   /// Puts back what the thread ran before ``enter(_:task:isAction:startedAt:)``.
   static func leave(to previous: Slot) {
     slot.pointee = previous
@@ -150,6 +158,11 @@ enum RunningJob {
   /// queue, starts its next job there when nothing of the test is queued or running
   /// (``TestExecutor/takesSwitch(fromMainJobOf:)``): the block that ran the main-actor job runs
   /// it next, instead of a pump block queued behind it.
+  ///
+  /// A task that yields (`Task.yield()` enqueues a continuation job, through the task executor)
+  /// while nothing else of its test is queued goes on in its job: the continuation job runs
+  /// next, and then, as for any continuation job, the task it resumes
+  /// (``TestExecutor/takesYield(of:)``). The yield lets nothing run first, since nothing waits.
   static func handOff(_ job: UnsafeRawPointer) -> Bool {
     guard let existing = key.value else { return false }
     let slot = existing.assumingMemoryBound(to: Slot.self)
@@ -157,15 +170,27 @@ enum RunningJob {
     // Only the first task a continuation job enqueues is the one it resumes.
     let isResumed = slot.pointee.resumesTask && JobIdentity.isTask(job)
     slot.pointee.resumesTask = false
-    guard isResumed || slot.pointee.task == job,
-      let executor = slot.pointee.executor?.takeUnretainedValue()
-    else { return false }
-    let takes =
-      slot.pointee.isMainJob
-      ? executor.takesSwitch(fromMainJobOf: job)
-      : executor.takesHandOff(of: job, isResumed: isResumed)
-    guard takes else { return false }
+    guard let executor = slot.pointee.executor?.takeUnretainedValue() else { return false }
+    var isYield = false
+    if !isResumed, slot.pointee.task != job {
+      // Not a switch of the job's task: its yield, or nothing to hand off.
+      guard let task = slot.pointee.task, !slot.pointee.isMainJob,
+        JobIdentity.isContinuation(job), executor.takesYield(of: task)
+      else { return false }
+      isYield = true
+    } else {
+      let takes =
+        slot.pointee.isMainJob
+        ? executor.takesSwitch(fromMainJobOf: job)
+        : executor.takesHandOff(of: job, isResumed: isResumed)
+      guard takes else { return false }
+    }
     if isResumed { slot.pointee.task = job }
+    // The continuation job resumes the task: it goes on in the job too.
+    if isYield {
+      slot.pointee.resumesTask = true
+      slot.pointee.yieldsHandedOff += 1
+    }
     slot.pointee.handOffs -= 1
     slot.pointee.handedOff = job
     return true

@@ -55,8 +55,8 @@ extension TestExecutor {
       lock.unlock()
     }
     while let job = next {
-      run(job)
-      turn -= 1
+      // A yield that went on in the job counts toward the turn as the job it would have been.
+      turn -= 1 + run(job)
       guard turn > 0 else {
         lock.lock()
         let end = state.finishJobAndEndTurn(onMainQueue: isMain)
@@ -144,8 +144,15 @@ extension TestExecutor {
   /// A continuation job (a `Task.yield()`'s) resumes its task, which the runtime then enqueues
   /// on the generic executor: the task goes on in this job too, at the yield's place in the
   /// queue. Not while a clock controls the test's system sleeps, whose wake jobs are
-  /// continuation jobs too, and whose tasks `accept(_:)` must see come back.
-  private func run(_ queued: QueuedJob) {
+  /// continuation jobs too, and whose tasks `accept(_:)` must see come back. And a task that
+  /// yields while nothing else of its test is queued goes on in its own job: its continuation
+  /// job, which the queue would give this runner next, runs next here
+  /// (``takesYield(of:)``).
+  ///
+  /// - Returns: How many yields went on in the job, each of which a pump counts toward its turn
+  ///   as the job it would have been.
+  @discardableResult
+  private func run(_ queued: QueuedJob) -> Int {
     let job = queued.job
     let task = queued.address
     let isTask = JobIdentity.isTask(task)
@@ -161,7 +168,9 @@ extension TestExecutor {
     while let next = RunningJob.takeHandedOff() {
       unsafeBitCast(next, to: UnownedJob.self).runSynchronously(on: executor)
     }
+    let yields = RunningJob.yieldsHandedOff
     RunningJob.leave(to: previous)
+    return yields
   }
 
   /// How many switches in a row a task's job goes on through (see ``run(_:)``). (Computed: a
@@ -186,6 +195,23 @@ extension TestExecutor {
     lock.unlock()
     // The task is alive: the runtime is enqueuing it.
     if takes, !isNoted { noteMember(TaskRef(task)) }
+    return takes
+  }
+
+  /// Whether the continuation job of a yield of `task`, whose job the caller's thread runs for
+  /// this executor, runs next in that job (counted as a job): unless something else of the test
+  /// is queued, which the yield lets run first, the executor has closed, the task waits for it
+  /// to go quiet, or is in another executor's scope. Not while a clock controls the test's
+  /// system sleeps: their wake jobs are continuation jobs too, whose tasks `accept(_:)` must
+  /// see come back.
+  func takesYield(of task: UnsafeRawPointer) -> Bool {
+    if let scoped = Self.current, scoped !== self { return false }
+    guard !controlsSystemSleeps.load(ordering: .relaxed) else { return false }
+    lock.lock()
+    let takes = state.handOffYield(of: task)
+    // As for a continuation job that is queued: the next look for unseen yields looks.
+    if takes { yieldedTasks.processingJobQueued() }
+    lock.unlock()
     return takes
   }
 

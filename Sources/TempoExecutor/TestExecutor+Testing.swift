@@ -17,6 +17,10 @@ extension TestExecutor {
   /// How many jobs the executor has accepted, here or for the main queue.
   var jobsAccepted: Int { lock.withLock { state.accepted } }
 
+  /// How many jobs have gone through the executor's queue (not counting those that went on in
+  /// the job that enqueued them, or ran on the main queue).
+  var jobsQueued: Int { lock.withLock { state.jobsQueued } }
+
   /// How many pump blocks the executor has queued on the main queue so far.
   var mainQueuePumpBlocksQueued: Int {
     lock.withLock { state.mainQueuePumpBlocks.queued + state.mainQueuePumpBlocks.started }

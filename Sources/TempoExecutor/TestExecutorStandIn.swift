@@ -32,6 +32,9 @@ final class TestExecutorStandIn: TaskExecutor {
     let pointer = unsafeBitCast(job, to: UnsafeRawPointer.self)
     // The routing answers executors it holds strongly: each is alive while it is offered the
     // job.
+    // A yield of the task whose job the thread runs may go on in that job (see
+    // `RunningJob.handOff`).
+    if !prefersTheJobsOwner, RunningJob.handOff(pointer) { return }
     let owner =
       prefersTheJobsOwner && JobIdentity.isTask(pointer)
       ? TestRegistry.executorThatMet(task: pointer) : RunningJob.executor

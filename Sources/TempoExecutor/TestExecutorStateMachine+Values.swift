@@ -20,6 +20,8 @@ extension TestExecutorStateMachine {
     private var storage: [Job] = []
     private var head = 0
     private var tail = 0
+    /// How many jobs have ever been queued.
+    private(set) var appended = 0
 
     var isEmpty: Bool { head == tail }
 
@@ -34,6 +36,7 @@ extension TestExecutorStateMachine {
         storage.append(job)
       }
       tail += 1
+      appended += 1
     }
 
     /// Takes the job to run next, nil if none is queued. This is the one place where the next

@@ -143,6 +143,9 @@ struct TestExecutorStateMachine: ~Copyable {
   /// Whether `task` is waiting for quiet; it is no member while it does.
   func isDriver(_ task: UnsafeRawPointer) -> Bool { runners.isDriver(task) }
 
+  /// How many jobs have ever been queued (``JobQueue/appended``).
+  var jobsQueued: Int { jobs.appended }
+
   /// Whether a task is waiting for quiet: an advance of the test is under way.
   var hasDrivers: Bool { runners.hasDrivers }
 
@@ -189,6 +192,21 @@ struct TestExecutorStateMachine: ~Copyable {
     defer { checkInvariants() }
     guard !isClosed, !runners.isDriver(task), counts.isRunningJob else { return false }
     if isResumed { openerWatch.jobArrived(of: task) }
+    counts.switchHandedOff()
+    return true
+  }
+
+  /// `task`, whose job is running, yields (`Task.yield()` enqueues its continuation job): true
+  /// if the continuation job runs next in that job (see `TestExecutor.run`), accepted as a
+  /// queued job is and counted toward the job budget as a job. Only if nothing else of the
+  /// test is queued, when the queue would give it to the same runner next; false (and nothing
+  /// changes) otherwise, or if the executor has closed or `task` waits for quiet.
+  mutating func handOffYield(of task: UnsafeRawPointer) -> Bool {
+    defer { checkInvariants() }
+    guard !isClosed, !runners.isDriver(task), counts.isRunningJob, jobs.isEmpty else {
+      return false
+    }
+    counts.jobAccepted()
     counts.switchHandedOff()
     return true
   }

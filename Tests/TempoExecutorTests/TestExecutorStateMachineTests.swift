@@ -131,6 +131,32 @@ extension QueuedJob: ExpressibleByIntegerLiteral {
     #expect(queue.jobsRun == 7)
   }
 
+  /// A yield goes on in the running job only when nothing else is queued (the queue would give
+  /// its continuation job to the same runner next), is accepted like a queued job, and counts
+  /// as a job when the running job finishes; none goes on with no job running, for a task
+  /// waiting for quiet, or once closed.
+  @Test func aYieldGoesOnInItsJobOnlyWhenNothingElseIsQueued() {
+    var queue = TestExecutorStateMachine()
+    var taken = [queue.handOffYield(of: task)]  // no job running
+    _ = queue.enqueue(1, task: task)
+    _ = queue.takeForPump()
+    let acceptedBefore = queue.accepted
+    for _ in 0..<3 { taken.append(queue.handOffYield(of: task)) }
+    _ = queue.enqueue(2, task: task)
+    taken.append(queue.handOffYield(of: task))  // job 2 is queued: the yield waits behind it
+    #expect(taken == [false, true, true, true, false])
+    #expect(queue.accepted == acceptedBefore + 4)
+    #expect(queue.jobsRun == 0)
+    _ = queue.finishJob(byPump: true)
+    #expect(queue.jobsRun == 4)
+    _ = queue.beginDriving(driver)
+    _ = queue.takeForPump()
+    let driversYield = queue.handOffYield(of: driver)
+    _ = queue.close()
+    let afterClose = queue.handOffYield(of: task)
+    #expect(!driversYield && !afterClose)
+  }
+
   /// A task leaving the main actor starts its next job in its main-actor job's block only
   /// where that block may be the pump: the executor pumps on the main queue, nothing of the
   /// test is queued or running, and no pump or driver would run the queue. The job is counted
