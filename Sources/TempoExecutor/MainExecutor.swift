@@ -28,7 +28,7 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
   /// allocates and frees an object at every main-actor job. Nothing in it is retained: the
   /// block that runs the job holds its executor.
   private struct Running {
-    var owner: Unmanaged<TestExecutor>?
+    var owner: Unmanaged<TestExecutor>? = nil
     var task: UnsafeRawPointer
     /// Whether the job counts as its test's work (until ``stopCountingRunningJob(of:for:)``).
     var isCounted: Bool
@@ -43,11 +43,13 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
     let owner = TestRegistry.firstCandidate(forJob: task) { $0.acceptMainJob(task: task) }
     // A job of no test is counted for its task while a clock made outside any task watches.
     let outside = owner == nil ? TestRegistry.leaves(job) : nil
-    DispatchQueue.main.async {
+    MainQueueActivity.async {
       MainQueueActivity.blockStarted()
+      let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
       let previous = Self.running
-      Self.running = Running(
-        owner: owner.map { Unmanaged.passUnretained($0) }, task: task, isCounted: owner != nil)
+      var running = Running(task: task, isCounted: owner != nil)
+      if let owner { running.owner = Unmanaged.passUnretained(owner) }
+      Self.running = running
       let slot = RunningJob.enter(
         owner, task: JobIdentity.isTask(task) ? task : nil, handOffs: 1, isMainJob: true)
       job.runSynchronously(on: Self.unowned)

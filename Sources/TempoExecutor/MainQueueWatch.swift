@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// The blocks Tempo has started on the main queue so far, of every test: pump blocks and
@@ -11,6 +12,15 @@ import Synchronization
 @available(TempoTestExecutor 1.0, *)
 enum MainQueueActivity {
   private static let started = Atomic<Int>(0)
+
+  /// Queues `block` on the main queue as a plain block. (`DispatchQueue.main.async { … }`
+  /// would make the closure `@MainActor`, and Swift checks such a closure's isolation when a
+  /// plain block calls it: through the main executor's `checkIsolated`, at every main-actor
+  /// job of a test, for a block Tempo's own bookkeeping runs on the main queue by design.)
+  static func async(_ block: @escaping @Sendable () -> Void) {
+    let main = DispatchQueue.main
+    main.async(execute: block)
+  }
 
   /// A block of Tempo's starts on the main queue.
   static func blockStarted() { started.add(1, ordering: .relaxed) }

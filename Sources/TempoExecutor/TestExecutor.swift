@@ -301,7 +301,7 @@ package final class TestExecutor: @unchecked Sendable {
       // Not while the main queue is stalled: the driver goes on elsewhere, to report it.
       guard isDriver, pumpsOnMainQueue, !isStalled else { return false }
       // Run as the global executor would have run it, with no task executor of Tempo's.
-      DispatchQueue.main.async { job.runSynchronously(on: TaskLineage.genericExecutor) }
+      MainQueueActivity.async { job.runSynchronously(on: TaskLineage.genericExecutor) }
       return true
     }
     // An actor's processing job may run the task that enqueued it, which may then leave the
