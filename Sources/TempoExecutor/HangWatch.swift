@@ -158,8 +158,8 @@ package struct HangWatchState<Payload> {
 /// test's own task, or of another task of a scope while the scope's body waits. A thread of
 /// its own looks every ``period`` of real time (a clock nothing fakes). A sleep
 /// that is still pending, in a test whose work is quiet and that waits on no outside work,
-/// while neither its clock nor the test's jobs moved, for ``looksToFire`` looks in a row
-/// (about a second), is reported: one issue per test, naming each such sleep, its due time and
+/// while neither its clock nor the test's jobs moved, for ``looksToFire`` looks in a row after
+/// the first that saw it (about a second), is reported: one issue per test, naming each such sleep, its due time and
 /// its clock. The sleeps are then ended with `CancellationError`, so that the test ends
 /// instead of hanging. The report is made by the task that slept, when it resumes, so that it
 /// lands in that task's test.
@@ -242,7 +242,10 @@ package final class HangWatch: @unchecked Sendable {
   ) {
     let watched = Watched(
       sleeper: sleeper, handle: handle, role: role, clock: clock, onScheduler: onScheduler)
-    let first = watched.observe()
+    // Not observed now, at every sleep of every test, nearly all of which end before a look
+    // (the observation reads the test's executor under its lock): the first look sees the
+    // sleep as it is then, and counts from there.
+    let first = HangObservation(progress: 0, activity: nil, isPending: true, hasWork: false)
     let group = role.executor.map(ObjectIdentifier.init) ?? ObjectIdentifier(sleeper)
     let startLooking = lock.withLock {
       state.add(ObjectIdentifier(sleeper), watched, group: group, first: first)
