@@ -303,7 +303,7 @@ extension TestExecutor {
   /// Returns once everything queued on the main queue before the call has run.
   private func passThroughMainQueue(isolation: isolated (any Actor)? = #isolation) async {
     await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-      DispatchQueue.main.async { continuation.resume() }
+      MainQueueActivity.async { continuation.resume() }
     }
   }
 }

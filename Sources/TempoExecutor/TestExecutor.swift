@@ -50,7 +50,7 @@ import TempoRuntimeABI
 /// - nothing reads a job after handing it on (to the queue, a pump or another executor): a job
 ///   that has run may be freed, and so may a task that has ended. What routing needs of a job
 ///   (its kind, its task's ID) is read before.
-/// The thread slot (``RunningJob``) and ``MainExecutor``'s tickets name an executor only for the
+/// The thread slot (``RunningJob``) and ``MainExecutor``'s running job name an executor only for the
 /// length of a run that owns it.
 /// An executor opened for a clock retains the opening task, whose status it reads until that
 /// task's first job is known to have ended (``init(forClockOf:)``), and releases it when it
@@ -151,7 +151,7 @@ package final class TestExecutor: @unchecked Sendable {
     XCTestEnds.opened(self)
     // Runs once the main queue has finished the job it runs now: the opener's. (It holds the
     // executor: see `watchOpener` for why never weakly.)
-    if onMainQueue { DispatchQueue.main.async { self.mainQueuePassRan() } }
+    if onMainQueue { MainQueueActivity.async { self.mainQueuePassRan() } }
   }
 
   /// Opens the executor of `root`'s test; `opener`, retained by the caller, is `root` if it is
