@@ -25,6 +25,9 @@ enum RunningJob {
     var isMainJob = false
     /// The job of `task` handed back to its runner, to run next on this thread.
     var handedOff: UnsafeRawPointer?
+    /// How many switches of `task` went on in the job without the executor's lock
+    /// (``handOff(_:)``).
+    var switchesHandedOff = 0
     /// How many yields of `task` went on in the job (``handOff(_:)``).
     var yieldsHandedOff = 0
 
@@ -128,10 +131,21 @@ enum RunningJob {
     return previous
   }
 
-  /// How many yields went on in the job the thread runs (``handOff(_:)``).
-  static var yieldsHandedOff: Int {
-    guard let existing = key.value else { return 0 }
-    return existing.assumingMemoryBound(to: Slot.self).pointee.yieldsHandedOff
+  /// How many switches and yields went on in the job the thread runs (``handOff(_:)``).
+  static var ranInJob: TestExecutor.RanJob {
+    guard let existing = key.value else { return TestExecutor.RanJob() }
+    let slot = existing.assumingMemoryBound(to: Slot.self)
+    return TestExecutor.RanJob(
+      switches: slot.pointee.switchesHandedOff, yields: slot.pointee.yieldsHandedOff)
+  }
+
+  /// `task` starts waiting for `executor` to go quiet: if the thread runs a job of it for that
+  /// executor, nothing more goes on in that job (a driver's jobs are not the test's work).
+  static func stopHandOffs(of task: UnsafeRawPointer, for executor: TestExecutor) {
+    guard let existing = key.value else { return }
+    let slot = existing.assumingMemoryBound(to: Slot.self)
+    guard slot.pointee.isJob(of: task), slot.pointee.isOf(executor) else { return }
+    slot.pointee.handOffs = 0
   }
 
   /// Puts back what the thread ran before ``enter(_:task:isAction:startedAt:)``.
@@ -178,12 +192,13 @@ enum RunningJob {
         JobIdentity.isContinuation(job), executor.takesYield(of: task)
       else { return false }
       isYield = true
+    } else if slot.pointee.isMainJob {
+      guard executor.takesSwitch(fromMainJobOf: job) else { return false }
+    } else if isResumed {
+      guard executor.takesHandOff(of: job, isResumed: true) else { return false }
     } else {
-      let takes =
-        slot.pointee.isMainJob
-        ? executor.takesSwitch(fromMainJobOf: job)
-        : executor.takesHandOff(of: job, isResumed: isResumed)
-      guard takes else { return false }
+      guard executor.takesSwitch() else { return false }
+      slot.pointee.switchesHandedOff += 1
     }
     if isResumed { slot.pointee.task = job }
     // The continuation job resumes the task: it goes on in the job too.

@@ -143,6 +143,8 @@ extension TestExecutor {
   /// (it would be waiting for itself), and a main-actor job of it that is running now does not
   /// count as the test's work.
   private func beginDriving(_ task: UnsafeRawPointer) {
+    // Its switches in the job it runs now are no longer the test's work.
+    RunningJob.stopHandOffs(of: task, for: self)
     let uncount = MainExecutor.stopCountingRunningJob(of: task, for: self)
     let released = lock.withLock {
       let uncounted = uncount ? state.uncountRunningMainJob() : []

@@ -18,9 +18,9 @@ extension TestExecutor {
     var next = state.takeForDriver(giveUpAt: giveUpAt)
     lock.unlock()
     while let job = next {
-      run(job)
+      let ran = run(job)
       lock.lock()
-      let step = state.finishJobAndTakeForDriver(giveUpAt: giveUpAt)
+      let step = state.finishJobAndTakeForDriver(giveUpAt: giveUpAt, switches: ran.switches)
       lock.unlock()
       resume(step.released)
       start(step.wake)
@@ -55,11 +55,12 @@ extension TestExecutor {
       lock.unlock()
     }
     while let job = next {
+      let ran = run(job)
       // A yield that went on in the job counts toward the turn as the job it would have been.
-      turn -= 1 + run(job)
+      turn -= 1 + ran.yields
       guard turn > 0 else {
         lock.lock()
-        let end = state.finishJobAndEndTurn(onMainQueue: isMain)
+        let end = state.finishJobAndEndTurn(onMainQueue: isMain, switches: ran.switches)
         lock.unlock()
         resume(end.released)
         if end.goesOn {
@@ -68,7 +69,7 @@ extension TestExecutor {
         return
       }
       lock.lock()
-      let step = state.finishJobAndTakeForPump()
+      let step = state.finishJobAndTakeForPump(switches: ran.switches)
       lock.unlock()
       resume(step.released)
       next = step.next
@@ -149,10 +150,8 @@ extension TestExecutor {
   /// job, which the queue would give this runner next, runs next here
   /// (``takesYield(of:)``).
   ///
-  /// - Returns: How many yields went on in the job, each of which a pump counts toward its turn
-  ///   as the job it would have been.
-  @discardableResult
-  private func run(_ queued: QueuedJob) -> Int {
+  /// - Returns: How many switches and yields went on in the job (``RanJob``).
+  private func run(_ queued: QueuedJob) -> RanJob {
     let job = queued.job
     let task = queued.address
     let isTask = JobIdentity.isTask(task)
@@ -168,14 +167,37 @@ extension TestExecutor {
     while let next = RunningJob.takeHandedOff() {
       unsafeBitCast(next, to: UnownedJob.self).runSynchronously(on: executor)
     }
-    let yields = RunningJob.yieldsHandedOff
+    let ran = RunningJob.ranInJob
     RunningJob.leave(to: previous)
-    return yields
+    return ran
+  }
+
+  /// What went on in a job besides its own work, which its runner counts when it finishes.
+  struct RanJob {
+    /// Switches of the job's task that went on in it without the lock
+    /// (``takesSwitch(of:)``): each counts toward the job budget as a job.
+    var switches = 0
+    /// Yields that went on in it (``takesYield(of:)``): each counts toward a pump's turn as the
+    /// job it would have been (and was counted toward the budget under the lock).
+    var yields = 0
   }
 
   /// How many switches in a row a task's job goes on through (see ``run(_:)``). (Computed: a
   /// stored static is read through a lazy initializer's check at every job in a debug build.)
   static var handOffLimit: Int { 64 }
+
+  /// Whether the task whose job the caller's thread runs for this executor goes on in that job
+  /// after a switch between two nonisolated functions, the commonest hand-off by far (dozens a
+  /// test): unless the executor has closed or the task is in another executor's scope. Read
+  /// without the lock: only the task itself can make it a driver, which waits for quiet and
+  /// whose jobs are not the test's work, and that stops its hand-offs in the job it runs
+  /// (``RunningJob/stopHandOffs(of:for:)``); the job is this executor's running job, which
+  /// counts the switch as a job when it finishes (``RanJob``). An executor that closes
+  /// meanwhile takes no job after, and this job was running before.
+  func takesSwitch() -> Bool {
+    if let scoped = Self.current, scoped !== self { return false }
+    return !hasClosedForHandOffs.load(ordering: .relaxed)
+  }
 
   /// Whether `task`, whose job the caller's thread runs for this executor, goes on in that job
   /// after a switch (counted toward the job budget as a job, as it was when each switch went

@@ -70,6 +70,9 @@ package final class TestExecutor: @unchecked Sendable {
   /// Whether a clock controls this test's system sleeps, read without the lock on the path of
   /// every job (set once, never cleared).
   let controlsSystemSleeps = Atomic<Bool>(false)
+  /// Whether the executor has closed, as the switches that go on in a job read it without the
+  /// lock (``takesSwitch()``): set once it has, never cleared.
+  let hasClosedForHandOffs = Atomic<Bool>(false)
   /// Whether the body of the scope that opened the executor has returned (see `bodyEnded()`).
   @exclusivity(unchecked) var bodyHasEnded = false
   /// The member noted last (see ``noteMember(_:isRetained:watches:)``).
@@ -380,6 +383,7 @@ package final class TestExecutor: @unchecked Sendable {
   /// The executor has closed: the registry forgets it (its tasks, and those it adopted), and
   /// what is still queued runs.
   private func hasClosed(_ wake: TestExecutorStateMachine.Wake) {
+    hasClosedForHandOffs.store(true, ordering: .relaxed)
     TestRegistry.close(self)
     stopWatchingYields()
     endSystemSleeps()

@@ -106,12 +106,13 @@ extension TestExecutorStateMachine {
       isRunningJob = true
     }
 
-    mutating func jobFinished() {
+    /// - Parameter switches: Switches that went on in the job besides those counted here.
+    mutating func jobFinished(switches: Int = 0) {
       guard isRunningJob else {
         preconditionFailure("test executor: a job finished that was not running")
       }
       isRunningJob = false
-      jobsRun += 1 + switchesInRunningJob
+      jobsRun += 1 + switchesInRunningJob + switches
       switchesInRunningJob = 0
     }
 

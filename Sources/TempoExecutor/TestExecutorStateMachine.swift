@@ -311,22 +311,23 @@ struct TestExecutorStateMachine: ~Copyable {
   /// The running job of a driver has finished, and the driver takes the next
   /// (``takeForDriver(giveUpAt:)``) in the same step: who runs the rest is decided after the
   /// next job is taken.
+  ///
+  /// - Parameter switches: Switches of the job's task that went on in the job without an event
+  ///   here (`TestExecutor.takesSwitch()`), each a job for the budget.
   mutating func finishJobAndTakeForDriver(
-    giveUpAt: Int
+    giveUpAt: Int, switches: Int = 0
   ) -> (released: [Release], wake: Wake, next: Job?) {
     defer { checkInvariants() }
-    let released = finishRunning()
+    let released = finishRunning(switches: switches)
     let next = nextForDriver(giveUpAt: giveUpAt)
     return (released, wakeIfNeeded(), next)
   }
 
   /// The running job of a pump has finished, and the pump takes the next (``takeForPump()``)
   /// in the same step.
-  mutating func finishJobAndTakeForPump() -> (
-    released: [Release], next: Job?
-  ) {
+  mutating func finishJobAndTakeForPump(switches: Int = 0) -> (released: [Release], next: Job?) {
     defer { checkInvariants() }
-    let released = finishRunning()
+    let released = finishRunning(switches: switches)
     return (released, nextForPump())
   }
 
@@ -335,10 +336,10 @@ struct TestExecutorStateMachine: ~Copyable {
   /// stays scheduled for it, whichever pump cleared the flag meanwhile). `onMainQueue`: the
   /// pump runs on the main queue, where its next turn is a new block at the back.
   mutating func finishJobAndEndTurn(
-    onMainQueue: Bool = false
+    onMainQueue: Bool = false, switches: Int = 0
   ) -> (released: [Release], goesOn: Bool) {
     defer { checkInvariants() }
-    let released = finishRunning()
+    let released = finishRunning(switches: switches)
     let goesOn = runners.turnEnded(jobsQueued: !jobs.isEmpty)
     if goesOn, onMainQueue { mainQueuePumps.blockQueued() }
     return (released, goesOn)
@@ -347,8 +348,8 @@ struct TestExecutorStateMachine: ~Copyable {
   /// The running job is done: counts it, and returns the waiters that releases. A step of the
   /// events that finish a job, which check the invariants.
   /// (Internal for `TestExecutorStateMachine+Testing.swift`.)
-  mutating func finishRunning() -> [Release] {
-    counts.jobFinished()
+  mutating func finishRunning(switches: Int = 0) -> [Release] {
+    counts.jobFinished(switches: switches)
     return releasedWaiters()
   }
 

@@ -1,4 +1,5 @@
 import Synchronization
+import TempoClocks
 import TempoTestSupport
 import Testing
 
@@ -173,6 +174,59 @@ import Testing
         do { try await clock.sleep(for: .seconds(1)) } catch { return }
         while !Task.isCancelled { await Self.hop() }
       }
+    }
+  }
+
+  /// A task of the test that advances a clock, in a job its executor runs, with switches on
+  /// its way in and out, waits for the rest of the test: each advance sees the sleeper it
+  /// woke, and that sleeper's switches, through.
+  @Test(.timeLimit(.minutes(1))) func aTaskOfTheTestThatSwitchesAndAdvancesWaitsForTheRest() async {
+    guard #available(TempoTestExecutor 1.0, *) else { return }
+    let log = Log()
+    await withTestExecutor {
+      let clock = TestClock()
+      let sleeper = Task {
+        for second in 1...3 {
+          do { try await clock.sleep(for: .seconds(1)) } catch { return }
+          for _ in 0..<5 { await Self.hop() }
+          log.append("woke \(second)")
+        }
+      }
+      let advancer = Task {
+        for _ in 0..<3 {
+          await Self.hop()
+          await clock.advance(by: .seconds(1))
+          await Self.hop()
+          log.append("advanced to \(clock.now.offset)")
+        }
+      }
+      await advancer.value
+      await sleeper.value
+    }
+    #expect(
+      log.all == [
+        "woke 1", "advanced to 1.0 seconds", "woke 2", "advanced to 2.0 seconds", "woke 3",
+        "advanced to 3.0 seconds",
+      ])
+  }
+
+  /// Once a task begins waiting for quiet, nothing more goes on in the job the thread runs for
+  /// it: its switches are no longer the test's work. A job of another task, or of another
+  /// executor, keeps its hand-offs.
+  @Test func aTaskThatBeginsWaitingForQuietHandsOffNothingMore() async {
+    guard #available(TempoTestExecutor 1.0, *) else { return }
+    await withTestExecutor {
+      let executor = TestExecutor.current!
+      let task = UnsafeRawPointer(bitPattern: 0x1000)!
+      let other = UnsafeRawPointer(bitPattern: 0x2000)!
+      let previous = RunningJob.enter(executor, task: task, handOffs: 64)
+      RunningJob.stopHandOffs(of: other, for: executor)
+      let afterOther = RunningJob.current.handOffs
+      RunningJob.stopHandOffs(of: task, for: executor)
+      let afterOwn = RunningJob.current.handOffs
+      RunningJob.leave(to: previous)
+      #expect(afterOther == 64)
+      #expect(afterOwn == 0)
     }
   }
 
