@@ -114,8 +114,12 @@ extension TestExecutor {
   /// lets go of such an actor late would release their work where no one waits for it.
   package func rejoin() async {
     guard let task = Self.currentTaskPointer else { return }
-    lock.withLock { state.endDriving(task) }
-    noteMember(TaskRef(task))
+    let member = TaskRef(task)
+    let isNoted = lock.withLock {
+      state.endDriving(task)
+      return lastNoted.isCurrent(member)
+    }
+    if !isNoted { noteMember(member) }
     // Already running one of this executor's jobs: here already. While the main queue, where
     // this executor's pumps run, is stalled, the task stays where it is rather than wait there.
     let (closed, stalled) = lock.withLock { (state.isClosed, state.isMainQueueStalled) }

@@ -8,29 +8,80 @@ import TempoRuntimeABI
 // executor retains the tasks it meets, and before it answers that the test's work is quiet,
 // looks whether one of them is parked so; if one is, it waits for it to come back.
 
-/// The task a test executor noted last as its member, and ``TestRegistry/membershipChanges`` as
-/// it was read before that note: while it still reads the same, the registry still says the
-/// executor met that task, and another note would change nothing. (Kept by each executor, under
-/// its lock: a task yielding in a loop, or fed by a stream, is resumed by jobs that are not its
-/// own, and each would otherwise take the registry's lock and retain the task again.)
+/// The last few tasks a test executor noted as its members, and
+/// ``TestRegistry/membershipChanges`` as it was read before those notes: while it still reads
+/// the same, the registry still says the executor met each of them, and another note would
+/// change nothing. (Kept by each executor, under its lock: a task yielding in a loop, or fed by a
+/// stream, is resumed by jobs that are not its own, a test's few tasks take turns on the main
+/// actor, an advance's task rejoins after each wait, and each would otherwise take the
+/// registry's lock again.)
+///
+/// ```swift
+/// var noted = LastNoted()
+/// noted.noted(task, membershipChanges: TestRegistry.membershipChanges.load(ordering: .relaxed))
+/// noted.isCurrent(task)   // true until the registry's membership changes
+/// ```
 @available(TempoTestExecutor 1.0, *)
 struct LastNoted {
-  private var address: UnsafeRawPointer?
-  private var id: UInt32 = 0
+  // Four entries in stored properties, not an array: a debug build runs every array operation
+  // unspecialized, on the path of most jobs.
+  private var address0: UnsafeRawPointer?
+  private var address1: UnsafeRawPointer?
+  private var address2: UnsafeRawPointer?
+  private var address3: UnsafeRawPointer?
+  private var id0: UInt32 = 0
+  private var id1: UInt32 = 0
+  private var id2: UInt32 = 0
+  private var id3: UInt32 = 0
+  /// The entry the next note replaces.
+  private var next = 0
   private var membershipChanges: UInt64 = 0
 
   init() {}
 
-  init(task: TaskRef, membershipChanges: UInt64) {
-    address = task.address
-    id = task.id
-    self.membershipChanges = membershipChanges
+  /// `task` was noted after ``TestRegistry/membershipChanges`` read `membershipChanges`: it
+  /// replaces the entry noted longest ago, and if the membership had changed since the others
+  /// were noted, they go.
+  mutating func noted(_ task: TaskRef, membershipChanges: UInt64) {
+    if membershipChanges != self.membershipChanges {
+      self = LastNoted()
+      self.membershipChanges = membershipChanges
+    } else if holds(task) {
+      return
+    }
+    switch next {
+    case 0:
+      address0 = task.address
+      id0 = task.id
+    case 1:
+      address1 = task.address
+      id1 = task.id
+    case 2:
+      address2 = task.address
+      id2 = task.id
+    default:
+      address3 = task.address
+      id3 = task.id
+    }
+    next = (next + 1) & 3
   }
 
-  /// Whether `task` is the one noted last, and the registry's membership is unchanged since.
+  /// Whether `task` is one of those noted last, and the registry's membership is unchanged
+  /// since.
   func isCurrent(_ task: TaskRef) -> Bool {
-    guard let address, address == task.address, id == task.id else { return false }
-    return membershipChanges == TestRegistry.membershipChanges.load(ordering: .relaxed)
+    isCurrent(task, membershipChanges: TestRegistry.membershipChanges.load(ordering: .relaxed))
+  }
+
+  /// Whether `task` is one of those noted last, and `membershipChanges` is the count they were
+  /// noted at.
+  func isCurrent(_ task: TaskRef, membershipChanges: UInt64) -> Bool {
+    holds(task) && membershipChanges == self.membershipChanges
+  }
+
+  private func holds(_ task: TaskRef) -> Bool {
+    (address0 == task.address && id0 == task.id) || (address1 == task.address && id1 == task.id)
+      || (address2 == task.address && id2 == task.id)
+      || (address3 == task.address && id3 == task.id)
   }
 }
 
@@ -51,7 +102,7 @@ extension TestExecutor {
       tempo_task_release(task.address)
     }
     lock.lock()
-    lastNoted = LastNoted(task: task, membershipChanges: changes)
+    lastNoted.noted(task, membershipChanges: changes)
     lock.unlock()
   }
 

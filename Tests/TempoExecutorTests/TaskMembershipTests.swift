@@ -48,4 +48,28 @@ import Testing
     task.id = 8  // the task ended, and a new one lives at its address
     #expect(TestRegistry.executorThatMet(task: task.pointer) == nil)
   }
+
+  /// An executor remembers the last four tasks it noted, by address and ID, while the
+  /// registry's membership is unchanged: a fifth replaces the one noted longest ago, a task at a
+  /// noted address with another ID is not taken for it, and a change of membership forgets them
+  /// all.
+  @Test func anExecutorRemembersTheLastFourTasksItNoted() {
+    guard #available(TempoTestExecutor 1.0, *) else { return }
+    let tasks = (1...5).map {
+      TaskRef(address: UnsafeRawPointer(bitPattern: $0 * 0x100)!, id: UInt32($0))
+    }
+    var noted = LastNoted()
+    for task in tasks.prefix(4) { noted.noted(task, membershipChanges: 7) }
+    #expect(tasks.prefix(4).allSatisfy { noted.isCurrent($0, membershipChanges: 7) })
+    noted.noted(tasks[0], membershipChanges: 7)  // held already: nothing is replaced
+    noted.noted(tasks[4], membershipChanges: 7)
+    #expect(
+      tasks.map { noted.isCurrent($0, membershipChanges: 7) } == [false, true, true, true, true])
+    let reused = TaskRef(address: tasks[1].address, id: 99)
+    #expect(!noted.isCurrent(reused, membershipChanges: 7))
+    #expect(!noted.isCurrent(tasks[2], membershipChanges: 8))
+    noted.noted(tasks[0], membershipChanges: 8)
+    #expect(
+      tasks.map { noted.isCurrent($0, membershipChanges: 8) } == [true, false, false, false, false])
+  }
 }
