@@ -16,23 +16,17 @@ extension TestExecutor {
   /// the work did not go quiet within ``jobBudget`` jobs (a task that yields or re-schedules
   /// itself forever).
   ///
+  /// Runs on `isolation`, the caller's: a drive or the end of a test on the main actor waits
+  /// in its own main-actor job, with no hop off it and back. (An `isolated` parameter rather
+  /// than `nonisolated(nonsending)`, which Swift 6.1, the package's oldest compiler, does not
+  /// know.)
+  ///
   /// - Parameter respectingOutsideWork: Whether quiet also waits for the outside work the test
   ///   declared (`withOutsideWork`) to end: an auto-advance driver's wait, never an advance
   ///   the test asked for.
   @discardableResult
   package func settle(
-    at location: SourceLocation, respectingOutsideWork: Bool = false
-  ) async -> Bool {
-    await settle(in: nil, at: location, respectingOutsideWork: respectingOutsideWork)
-  }
-
-  /// ``settle(at:respectingOutsideWork:)`` where the caller is, on `isolation` (the end of a
-  /// test's work on the main actor waits in its main-actor job, with no hop off it and back).
-  /// (An `isolated` parameter rather than `nonisolated(nonsending)`, which Swift 6.1, the
-  /// package's oldest compiler, does not know.)
-  @discardableResult
-  package func settle(
-    in isolation: isolated (any Actor)?, at location: SourceLocation,
+    in isolation: isolated (any Actor)? = #isolation, at location: SourceLocation,
     respectingOutsideWork: Bool = false
   ) async -> Bool {
     guard let task = Self.currentTaskPointer else { return true }
@@ -41,20 +35,12 @@ extension TestExecutor {
       in: isolation, at: location, respectingOutsideWork: respectingOutsideWork)
   }
 
-  /// ``settle(at:respectingOutsideWork:)`` for a task that has settled before and not rejoined
-  /// since: a drive settles once before its first action and again after each, and the task is
-  /// a driver already.
+  /// ``settle(in:at:respectingOutsideWork:)`` for a task that has settled before and not
+  /// rejoined since: a drive settles once before its first action and again after each, and
+  /// the task is a driver already.
   @discardableResult
   package func settleAgain(
-    at location: SourceLocation, respectingOutsideWork: Bool = false
-  ) async -> Bool {
-    await settleAgain(in: nil, at: location, respectingOutsideWork: respectingOutsideWork)
-  }
-
-  /// ``settleAgain(at:respectingOutsideWork:)`` where the caller is, on `isolation`.
-  @discardableResult
-  package func settleAgain(
-    in isolation: isolated (any Actor)?, at location: SourceLocation,
+    in isolation: isolated (any Actor)? = #isolation, at location: SourceLocation,
     respectingOutsideWork: Bool = false
   ) async -> Bool {
     var giveUpAt: Int?
@@ -112,7 +98,14 @@ extension TestExecutor {
   /// every other task of the test. It continues here at once, so that an actor it shares with
   /// the test's other tasks is only ever let go on this executor: a thread outside it that
   /// lets go of such an actor late would release their work where no one waits for it.
-  package func rejoin() async {
+  ///
+  /// A task on the main actor of a test whose work runs on the main queue goes on where it is,
+  /// in the caller's isolation (called from the main actor, this runs there, with no hop off it
+  /// and back): the rest of its main-actor job runs on the main queue, where the test's work
+  /// runs one block at a time and nothing of it can run meanwhile, and its next main-actor job
+  /// comes through the main executor to this executor, whose member it is. (Its yields leave
+  /// the main actor through the runtime's hooks, which see them.)
+  package func rejoin(isolation: isolated (any Actor)? = #isolation) async {
     guard let task = Self.currentTaskPointer else { return }
     let member = TaskRef(task)
     let isNoted = lock.withLock {
@@ -124,6 +117,7 @@ extension TestExecutor {
     // this executor's pumps run, is stalled, the task stays where it is rather than wait there.
     let (closed, stalled) = lock.withLock { (state.isClosed, state.isMainQueueStalled) }
     guard !closed, !stalled, RunningJob.executor !== self else { return }
+    if pumpsOnMainQueue, let isolation, isolation === MainActor.shared { return }
     // `Task.yield()` may return without leaving the thread, and so may a continuation
     // resumed before the task has finished suspending; a switch to a task executor always
     // enqueues on it. The preference is a stand-in that lives as long as the process, which

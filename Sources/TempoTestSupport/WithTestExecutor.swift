@@ -115,6 +115,9 @@ func withTestScope<Result>(
     reportInScope: reportInScope)
   defer { executor.close() }
   let census = TaskCensus()
+  // The closures name `isolation`, which keeps them in the caller's isolation: a closure that
+  // does not runs on the generic executor, and a scope on the main actor left it and came back
+  // twice on its way in.
   let result = try await TestExecutor.$current.withValue(executor) {
     // The body's end, thrown or returned: its sleepers no longer hold the test up.
     defer { executor.bodyEnded() }
@@ -122,8 +125,11 @@ func withTestScope<Result>(
     // it, on the runtime's generic executor, a `Task.yield()` of the body would go to the
     // system's queue unseen, and a body that only yields (a loop waiting for a state) would
     // look quiet while it waits for a thread.
-    await executor.rejoin()
-    return try await TaskCensus.$token.withValue(census.makeToken()) { try await operation() }
+    await executor.rejoin(isolation: isolation)
+    return try await TaskCensus.$token.withValue(census.makeToken()) {
+      _ = isolation
+      return try await operation()
+    }
   }
   guard leftoverWork != .ignore else {
     // Background work ends with the test all the same.

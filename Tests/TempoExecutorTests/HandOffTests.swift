@@ -1,5 +1,8 @@
 import Synchronization
 import TempoClocks
+import TempoCore
+import TempoSupport
+import TempoTestHelpers
 import TempoTestSupport
 import Testing
 
@@ -126,15 +129,35 @@ import Testing
     #expect(log == ["first 1", "second", "first 2"])
   }
 
-  /// The end of a scope on the main actor waits for quiet in its own main-actor job, with no
-  /// hop off the main actor and back, and no hop onto its executor to leave it: an empty scope
-  /// is five jobs, here and on the main actor (eight when its end did both).
-  @MainActor @Test func aScopeOnTheMainActorEndsWithoutLeavingIt() async {
+  /// A scope on the main actor stays there: its body starts in its own main-actor job, with no
+  /// hop onto its executor (the rest of that job runs on the main queue, where the test's work
+  /// runs one block at a time), and its end waits for quiet in its own main-actor job. An empty
+  /// scope is one job (eight when its end hopped off the main actor and back, and onto its
+  /// executor to leave it; five when its start still hopped onto it).
+  @MainActor @Test func aScopeOnTheMainActorStaysThere() async {
     guard #available(TempoTestExecutor 1.0, *) else { return }
     var executor: TestExecutor?
     await withTestExecutor { executor = TestExecutor.current }
     let jobs = executor?.jobsAccepted ?? 0
-    #expect(jobs <= 5, "\(jobs) jobs for an empty scope")
+    #expect(jobs <= 1, "\(jobs) jobs for an empty scope")
+  }
+
+  /// An advance on the main actor of a timeline whose actions run on the caller's actor (a
+  /// scheduler's) stays there: it waits for quiet in its own main-actor job, and goes back to
+  /// its test's work where it is, its task's next main-actor job coming through the main
+  /// executor. An advance with nothing to run is no job at all (three before: a trip off the
+  /// main actor and back to wait, and one to rejoin).
+  @MainActor @Test func anAdvanceOnTheMainActorStaysThere() async {
+    guard #available(TempoTestExecutor 1.0, *) else { return }
+    await withTestExecutor {
+      let executor = TestExecutor.current!
+      let timeline = Timeline<Int, Int>(now: 0, name: "Timeline") { $0 + $1 }
+      let before = executor.jobsAccepted
+      for _ in 0..<10 { await timeline.advance(by: 1, at: .unknown) }
+      let jobs = executor.jobsAccepted - before
+      #expect(jobs == 0, "\(jobs) jobs for ten advances with nothing to run")
+      #expect(timeline.now == 10)
+    }
   }
 
   /// Runs off the main actor (nonisolated, on the generic executor), in a job of the test's

@@ -19,12 +19,13 @@ package enum Settling {
   /// How many probe rounds the heuristic waits through.
   package static var rounds: Int { 20 }
 
-  /// Waits for the test's work to go quiet (see ``Settling``).
+  /// Waits for the test's work to go quiet (see ``Settling``), on the caller's actor.
   package static func settle(
-    _ wakeUps: WakeUps? = nil, scope: any TestScope, at location: SourceLocation
+    _ wakeUps: WakeUps? = nil, scope: any TestScope, isolation: isolated (any Actor)? = #isolation,
+    at location: SourceLocation
   ) async {
     if let quiescence = quiescence(scope, at: location) {
-      await quiescence.settle(at: location, respectingOutsideWork: false)
+      await quiescence.settle(in: isolation, at: location, respectingOutsideWork: false)
       return
     }
     await settleByProbes(wakeUps)
@@ -74,10 +75,12 @@ extension Settling {
   ) async {
     if let quiescence = quiescence(scope, at: location) {
       // The jobs an action releases run right after it, on this thread.
-      await quiescence.settle(at: location, respectingOutsideWork: respectingOutsideWork)
+      await quiescence.settle(
+        in: isolation, at: location, respectingOutsideWork: respectingOutsideWork)
       while let action = takeNext() {
         quiescence.runAndDrain(action)
-        await quiescence.settleAgain(at: location, respectingOutsideWork: respectingOutsideWork)
+        await quiescence.settleAgain(
+          in: isolation, at: location, respectingOutsideWork: respectingOutsideWork)
       }
       return
     }
@@ -89,9 +92,11 @@ extension Settling {
   }
 
   /// Called when an async advance or check is done settling: on a test executor, the caller
-  /// goes back to running there (see ``Quiescence/rejoin()``).
-  package static func rejoin(scope: any TestScope) async {
+  /// goes back to running there (see ``Quiescence/rejoin(isolation:)``), on its own actor.
+  package static func rejoin(
+    scope: any TestScope, isolation: isolated (any Actor)? = #isolation
+  ) async {
     guard !usesProbesOnly else { return }
-    await scope.quiescenceToRejoin?.rejoin()
+    await scope.quiescenceToRejoin?.rejoin(isolation: isolation)
   }
 }

@@ -53,18 +53,25 @@ package protocol Quiescence: AnyObject, Sendable {
   /// Waits until the test's work is quiet, the current task becoming a driver that waits;
   /// answers false (after reporting at `location`) if it never went quiet within its budget.
   /// With `respectingOutsideWork`, quiet also waits for the outside work the test declared.
+  /// Runs on `isolation`, the drive's: a drive on the main actor stays there, with no hop off
+  /// it and back at each wait.
   @discardableResult
-  func settle(at location: SourceLocation, respectingOutsideWork: Bool) async -> Bool
+  func settle(
+    in isolation: isolated (any Actor)?, at location: SourceLocation, respectingOutsideWork: Bool
+  ) async -> Bool
 
-  /// ``settle(at:respectingOutsideWork:)`` for a driver that has settled before.
+  /// ``settle(in:at:respectingOutsideWork:)`` for a driver that has settled before.
   @discardableResult
-  func settleAgain(at location: SourceLocation, respectingOutsideWork: Bool) async -> Bool
+  func settleAgain(
+    in isolation: isolated (any Actor)?, at location: SourceLocation, respectingOutsideWork: Bool
+  ) async -> Bool
 
   /// Runs `action` and, on the same thread, the jobs it made runnable.
   func runAndDrain(_ action: () -> Void)
 
-  /// The driver goes back to running with the test's other tasks.
-  func rejoin() async
+  /// The driver goes back to running with the test's other tasks; `isolation` is where it
+  /// goes on (a call from the main actor stays there).
+  func rejoin(isolation: isolated (any Actor)?) async
 }
 
 /// Something whose pending work a test executor lists when its test ends: a lone timeline, or a
