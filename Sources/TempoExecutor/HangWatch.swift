@@ -159,10 +159,10 @@ package struct HangWatchState<Payload> {
 /// its own looks every ``period`` of real time (a clock nothing fakes). A sleep
 /// that is still pending, in a test whose work is quiet and that waits on no outside work,
 /// while neither its clock nor the test's jobs moved, for ``looksToFire`` looks in a row after
-/// the first that saw it (about a second), is reported: one issue per test, naming each such sleep, its due time and
-/// its clock. The sleeps are then ended with `CancellationError`, so that the test ends
-/// instead of hanging. The report is made by the task that slept, when it resumes, so that it
-/// lands in that task's test.
+/// the first that saw it (about a second), is reported: one issue per test, naming each such
+/// sleep, its due time and its clock. The sleeps are then ended with `CancellationError`, so
+/// that the test ends instead of hanging. The report is made by the task that slept, when it
+/// resumes, so that it lands in that task's test.
 ///
 /// The same looks follow a test whose work is pumped on the main queue while an advance waits
 /// for it (``watchMainQueue(of:)``): if a pump block queued there has not started for

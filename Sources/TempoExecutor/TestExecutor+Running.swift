@@ -174,8 +174,8 @@ extension TestExecutor {
 
   /// What went on in a job besides its own work, which its runner counts when it finishes.
   struct RanJob {
-    /// Switches of the job's task that went on in it without the lock
-    /// (``takesSwitch(of:)``): each counts toward the job budget as a job.
+    /// Switches of the job's task that went on in it without the lock (``takesSwitch()``):
+    /// each counts toward the job budget as a job.
     var switches = 0
     /// Yields that went on in it (``takesYield(of:)``): each counts toward a pump's turn as the
     /// job it would have been (and was counted toward the budget under the lock).
