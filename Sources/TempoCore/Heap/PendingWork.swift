@@ -61,13 +61,15 @@ private func keyedWork<Keyed: TimelineKeyed, Time: Comparable>(
   _: Keyed.Type
 ) -> any PendingWork<Time> {
   // `Keyed` is `Time` (the caller's cast found `Time` keyed), so `any PendingWork<Keyed>` and
-  // `any PendingWork<Time>` are one type, and a function that makes one makes the other. The
-  // function is reinterpreted rather than its result cast: a dynamic cast to a constrained
-  // existential checks the conformance and the same-type requirement again, at runtime, and
-  // cost more than the rest of making a clock. (Reinterpreting the existential itself trips
-  // `unsafeBitCast`'s size check in a generic context; function values have one size.)
-  let make: () -> any PendingWork<Keyed> = { KeyedPendingWork<Keyed>() }
-  return unsafeBitCast(make, to: (() -> any PendingWork<Time>).self)()
+  // `any PendingWork<Time>` are one type, with one layout, and the value is read as the other
+  // rather than cast: a dynamic cast to a constrained existential checks the conformance and
+  // the same-type requirement again, at runtime, and cost more than the rest of making a clock.
+  // (`unsafeBitCast` refuses the two types in a generic context, and a function converted
+  // instead allocated its context.)
+  let work: any PendingWork<Keyed> = KeyedPendingWork<Keyed>()
+  return withUnsafePointer(to: work) { keyed in
+    keyed.withMemoryRebound(to: (any PendingWork<Time>).self, capacity: 1) { $0.pointee }
+  }
 }
 
 /// How far a drive takes pending work: through a date, or through all of it.
