@@ -28,6 +28,12 @@ package struct HangObservation: Equatable, Sendable {
     self.hasWork = hasWork
   }
 
+  /// The first observation of a watch that has not been looked at yet: pending, holding nothing
+  /// up, so that the first look records what it sees and counts from there.
+  static var unobserved: HangObservation {
+    HangObservation(progress: 0, activity: nil, isPending: true, hasWork: false)
+  }
+
   /// Whether, as seen now, the sleep holds its test up: pending, its time source not moving by
   /// itself, its test still running, quiet and not waiting on outside work.
   package var holdsTestUp: Bool {
@@ -243,9 +249,8 @@ package final class HangWatch: @unchecked Sendable {
     let watched = Watched(
       sleeper: sleeper, handle: handle, role: role, clock: clock, onScheduler: onScheduler)
     // Not observed now, at every sleep of every test, nearly all of which end before a look
-    // (the observation reads the test's executor under its lock): the first look sees the
-    // sleep as it is then, and counts from there.
-    let first = HangObservation(progress: 0, activity: nil, isPending: true, hasWork: false)
+    // (the observation reads the test's executor under its lock).
+    let first = HangObservation.unobserved
     let group = role.executor.map(ObjectIdentifier.init) ?? ObjectIdentifier(sleeper)
     let startLooking = lock.withLock {
       state.add(ObjectIdentifier(sleeper), watched, group: group, first: first)
@@ -271,7 +276,7 @@ package final class HangWatch: @unchecked Sendable {
   func watch(_ watched: WatchedWork) -> Bool {
     guard let source = watched.source else { return false }
     // Not observed now: the first look sees it as it is then, and counts from there.
-    let first = WatchedWork.idle(isPending: true)
+    let first = HangObservation.unobserved
     let key = ObjectIdentifier(watched)
     let (added, existing, startLooking) = lock.withLock { () -> (Bool, WatchedWork?, Bool) in
       let existing = watchedWork(of: source)

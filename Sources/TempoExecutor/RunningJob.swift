@@ -195,7 +195,7 @@ enum RunningJob {
     } else if slot.pointee.isMainJob {
       guard executor.takesSwitch(fromMainJobOf: job) else { return false }
     } else if isResumed {
-      guard executor.takesHandOff(of: job, isResumed: true) else { return false }
+      guard executor.takesResumedTask(job) else { return false }
     } else {
       guard executor.takesSwitch() else { return false }
       slot.pointee.switchesHandedOff += 1

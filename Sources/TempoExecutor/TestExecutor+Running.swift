@@ -199,21 +199,18 @@ extension TestExecutor {
     return !hasClosedForHandOffs.load(ordering: .relaxed)
   }
 
-  /// Whether `task`, whose job the caller's thread runs for this executor, goes on in that job
-  /// after a switch (counted toward the job budget as a job, as it was when each switch went
-  /// through the queue): unless the executor has closed, the task waits for it to go quiet (a
-  /// driver's jobs are not the test's work), or the task is in another executor's scope.
-  ///
-  /// - Parameter isResumed: `task` is not the job's own but the task that the running
-  ///   continuation job resumes. Its yield came from a job of it here, so it is this test's;
-  ///   unless it is the member this executor noted last, with no change since to who met whom
-  ///   (a task yielding in a loop is), it is noted again, as `accept(_:)` would.
-  func takesHandOff(of task: UnsafeRawPointer, isResumed: Bool = false) -> Bool {
+  /// Whether `task`, which the continuation job the caller's thread runs for this executor
+  /// resumes, goes on in that job (counted toward the job budget as a job): unless the executor
+  /// has closed, the task waits for it to go quiet (a driver's jobs are not the test's work), or
+  /// the task is in another executor's scope. Its yield came from a job of it here, so it is
+  /// this test's; unless it is one of the members this executor noted last, with no change
+  /// since to who met whom (a task yielding in a loop is), it is noted again, as `accept(_:)`
+  /// would.
+  func takesResumedTask(_ task: UnsafeRawPointer) -> Bool {
     if let scoped = Self.current, scoped !== self { return false }
-    var isNoted = true
     lock.lock()
-    if isResumed { isNoted = lastNoted.isCurrent(TaskRef(task)) }
-    let takes = state.handOffSwitch(of: task, isResumed: isResumed)
+    let isNoted = lastNoted.isCurrent(TaskRef(task))
+    let takes = state.handOffSwitch(of: task, isResumed: true)
     lock.unlock()
     // The task is alive: the runtime is enqueuing it.
     if takes, !isNoted { noteMember(TaskRef(task)) }
