@@ -123,6 +123,7 @@ let package = Package(
       dependencies: [
         .product(name: "TempoClocks", package: tempo),
         .product(name: "TempoTestSupport", package: tempo),
+        .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
       ]),
     .executableTarget(name: "InstructionCounts", dependencies: ["Workloads", "TempoUnderTest"]),
     // Thousands of parameterized Swift Testing cases on a test clock, and the same without time

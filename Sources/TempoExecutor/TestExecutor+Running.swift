@@ -195,7 +195,7 @@ extension TestExecutor {
   /// counts the switch as a job when it finishes (``RanJob``). An executor that closes
   /// meanwhile takes no job after, and this job was running before.
   func takesSwitch() -> Bool {
-    if let scoped = Self.current, scoped !== self { return false }
+    if let scoped = Self.currentIfAnyBoundIsOpen, scoped !== self { return false }
     return !hasClosedForHandOffs.load(ordering: .relaxed)
   }
 
@@ -207,7 +207,7 @@ extension TestExecutor {
   /// since to who met whom (a task yielding in a loop is), it is noted again, as `accept(_:)`
   /// would.
   func takesResumedTask(_ task: UnsafeRawPointer) -> Bool {
-    if let scoped = Self.current, scoped !== self { return false }
+    if let scoped = Self.currentIfAnyBoundIsOpen, scoped !== self { return false }
     lock.lock()
     let isNoted = lastNoted.isCurrent(TaskRef(task))
     let takes = state.handOffSwitch(of: task, isResumed: true)
@@ -224,7 +224,7 @@ extension TestExecutor {
   /// system sleeps: their wake jobs are continuation jobs too, whose tasks `accept(_:)` must
   /// see come back.
   func takesYield(of task: UnsafeRawPointer) -> Bool {
-    if let scoped = Self.current, scoped !== self { return false }
+    if let scoped = Self.currentIfAnyBoundIsOpen, scoped !== self { return false }
     guard !controlsSystemSleeps.load(ordering: .relaxed) else { return false }
     lock.lock()
     let takes = state.handOffYield(of: task)
@@ -243,7 +243,7 @@ extension TestExecutor {
   /// blocks, which might have come between, are other work, as they would be on the runtime's
   /// own executor, where the task goes on in the pool at once.
   func takesSwitch(fromMainJobOf task: UnsafeRawPointer) -> Bool {
-    if let scoped = Self.current, scoped !== self { return false }
+    if let scoped = Self.currentIfAnyBoundIsOpen, scoped !== self { return false }
     lock.lock()
     let takes = state.switchFromMainJob(of: task)
     lock.unlock()

@@ -85,10 +85,45 @@ package final class TestExecutor: @unchecked Sendable {
   /// inherited by the tasks it starts.
   @TaskLocal package static var current: TestExecutor?
 
+  /// ``current`` where a job is routed: read only while some executor bound as ``current`` is
+  /// open. A closed one takes no job, so when none is open the route is the same without it,
+  /// and every job of a test without a scope skips a task-local lookup.
+  static var currentIfAnyBoundIsOpen: TestExecutor? {
+    boundAndOpen.load(ordering: .relaxed) > 0 ? current : nil
+  }
+
+  /// At least the number of executors bound as ``current`` and not yet closed: raised before
+  /// an executor is marked bound and lowered after it is marked closed (`binding`), so a task
+  /// that carries an open executor always reads it above zero.
+  private static let boundAndOpen = Atomic<Int>(0)
+
+  /// Where the executor is in its life as a scope's: 0 never bound as ``current``, 1 bound and
+  /// open, 2 closed.
+  private let binding = Atomic<Int>(0)
+
+  /// Marks the executor as bound as ``current``, which its caller does next.
+  package func willBindAsCurrent() {
+    Self.boundAndOpen.add(1, ordering: .relaxed)
+    if !binding.compareExchange(expected: 0, desired: 1, ordering: .relaxed).exchanged {
+      // Bound before, or closed already: counted once, or not at all.
+      Self.boundAndOpen.subtract(1, ordering: .relaxed)
+    }
+  }
+
+  /// Whether the executor is counted as bound as ``current`` and open (for tests).
+  var isCountedAsBoundAndOpen: Bool { binding.load(ordering: .relaxed) == 1 }
+
+  /// Marks the executor closed for ``currentIfAnyBoundIsOpen``.
+  private func unbindAsCurrent() {
+    if binding.exchange(2, ordering: .relaxed) == 1 {
+      Self.boundAndOpen.subtract(1, ordering: .relaxed)
+    }
+  }
+
   /// ``current``, while it is open: the executor of the `withTestExecutor` scope the current
   /// task runs in, if that scope has not ended.
   package static var openScope: TestExecutor? {
-    guard let scoped = current, scoped.isOpen else { return nil }
+    guard let scoped = currentIfAnyBoundIsOpen, scoped.isOpen else { return nil }
     return scoped
   }
 
@@ -384,6 +419,7 @@ package final class TestExecutor: @unchecked Sendable {
   /// what is still queued runs.
   private func hasClosed(_ wake: TestExecutorStateMachine.Wake) {
     hasClosedForHandOffs.store(true, ordering: .relaxed)
+    unbindAsCurrent()
     TestRegistry.close(self)
     stopWatchingYields()
     endSystemSleeps()

@@ -173,8 +173,20 @@ enum TestRegistry {
     // No `Optional.map` or `flatMap` here: a debug build calls them generically, for every job.
     var taskJob: UnsafeRawPointer?
     if let job, JobIdentity.isTask(job) { taskJob = job }
-    let scoped = TestExecutor.current
+    let scoped = TestExecutor.currentIfAnyBoundIsOpen
     let running = RunningJob.executor
+    // Most jobs come from a job of their test, with no scope or in the running executor's own:
+    // the route's first two steps, taken without building it. Refused, the route offers that
+    // executor again (and it refuses again).
+    if let running {
+      if scoped === running {
+        if takes(running) { return running }
+      } else if scoped == nil {
+        var admitted = true
+        if let taskJob { admitted = running.admits(task: taskJob) }
+        if admitted, takes(running) { return running }
+      }
+    }
     // The runtime lets go of a task before it enqueues what the task leaves for (an actor's
     // processing job); the thread still runs the task's job then.
     let current = TestExecutor.currentTaskPointer ?? RunningJob.task

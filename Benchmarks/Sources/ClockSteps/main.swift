@@ -11,6 +11,11 @@
 // `clock-in-task`: a clock made in a task and advanced by 1 s with nothing pending (it opens and
 // closes the task's own test executor);
 // `clock-in-scope`: the same inside `withTestExecutor`.
+// A main-actor task that yields n times in a row, per yield:
+// `main-yields`: in a test with a clock (the task's test executor is open);
+// `main-yields-runtime`: with no time control, on the runtime's own executors;
+// `main-yields-serial`: in swift-concurrency-extras' `withMainSerialExecutor`.
+import ConcurrencyExtras
 import Foundation
 import TempoClocks
 import TempoTestSupport
@@ -70,9 +75,32 @@ nonisolated func measureFixedCost() async {
   }
 }
 
+/// Times a main-actor task that yields `n` times, awaited from the main actor.
+@MainActor func measureYields() async {
+  let t0 = Date()
+  await Task { @MainActor in for _ in 0..<n { await Task.yield() } }.value
+  let dt = Date().timeIntervalSince(t0)
+  print(mode, n, String(format: "%.2f µs/yield", dt / Double(n) * 1e6))
+}
+
+@MainActor func measureYieldsInTest() async {
+  switch mode {
+  case "main-yields":
+    let clock = TestClock()
+    await measureYields()
+    withExtendedLifetime(clock) {}
+  case "main-yields-serial":
+    await withMainSerialExecutor { await measureYields() }
+  default:
+    await measureYields()
+  }
+}
+
 for _ in 0..<repeats {
   switch mode {
   case "one", "one-system", "many": await measure()
+  case "main-yields", "main-yields-runtime", "main-yields-serial":
+    await Task { @MainActor in await measureYieldsInTest() }.value
   default: await measureFixedCost()
   }
 }
