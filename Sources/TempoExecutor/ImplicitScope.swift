@@ -205,8 +205,7 @@ extension ImplicitScope {
       Task {
         if #available(TempoTestExecutor 1.0, *), let executor = bound.value as? TestExecutor {
           // Bound for the driver as a scope's is.
-          executor.willBindAsCurrent()
-          await TestExecutor.$current.withValue(executor) { await drive() }
+          await TestExecutor.withCurrent(executor) { await drive() }
         } else {
           await drive()
         }

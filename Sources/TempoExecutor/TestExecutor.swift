@@ -50,8 +50,8 @@ import TempoRuntimeABI
 /// - nothing reads a job after handing it on (to the queue, a pump or another executor): a job
 ///   that has run may be freed, and so may a task that has ended. What routing needs of a job
 ///   (its kind, its task's ID) is read before.
-/// The thread slot (``RunningJob``) and ``MainExecutor``'s running job name an executor only for the
-/// length of a run that owns it.
+/// The thread slot (``RunningJob``) and ``MainExecutor``'s running job name an executor only
+/// for the length of a run that owns it.
 /// An executor opened for a clock retains the opening task, whose status it reads until that
 /// task's first job is known to have ended (``init(forClockOf:)``), and releases it when it
 /// goes away.
@@ -82,14 +82,32 @@ package final class TestExecutor: @unchecked Sendable {
   static var backstopMilliseconds: Int { 5 }
 
   /// The executor of the current `withTestExecutor` scope, carried by the test's task and
-  /// inherited by the tasks it starts.
-  @TaskLocal package static var current: TestExecutor?
+  /// inherited by the tasks it starts (bound by ``withCurrent(_:isolation:_:)``).
+  package static var current: TestExecutor? { bound }
+
+  /// ``current``'s task-local, bound only through ``withCurrent(_:isolation:_:)``, which counts
+  /// it for ``currentIfAnyBoundIsOpen``.
+  @TaskLocal private static var bound: TestExecutor?
+
+  /// Runs `operation` with `executor` as ``current``: a scope's, or an auto-advance driver's
+  /// bound as a scope's is. Counts the executor as bound first (``currentIfAnyBoundIsOpen``).
+  package static func withCurrent<Result>(
+    _ executor: TestExecutor, isolation: isolated (any Actor)? = #isolation,
+    _ operation: () async throws -> Result
+  ) async rethrows -> Result {
+    executor.willBindAsCurrent()
+    // The closure names `isolation`, which keeps it in the caller's isolation.
+    return try await $bound.withValue(executor) {
+      _ = isolation
+      return try await operation()
+    }
+  }
 
   /// ``current`` where a job is routed: read only while some executor bound as ``current`` is
   /// open. A closed one takes no job, so when none is open the route is the same without it,
   /// and every job of a test without a scope skips a task-local lookup.
   static var currentIfAnyBoundIsOpen: TestExecutor? {
-    boundAndOpen.load(ordering: .relaxed) > 0 ? current : nil
+    boundAndOpen.load(ordering: .relaxed) > 0 ? bound : nil
   }
 
   /// At least the number of executors bound as ``current`` and not yet closed: raised before
@@ -101,8 +119,9 @@ package final class TestExecutor: @unchecked Sendable {
   /// open, 2 closed.
   private let binding = Atomic<Int>(0)
 
-  /// Marks the executor as bound as ``current``, which its caller does next.
-  package func willBindAsCurrent() {
+  /// Marks the executor as bound as ``current``, which ``withCurrent(_:isolation:_:)`` does
+  /// next. (Internal for tests.)
+  func willBindAsCurrent() {
     Self.boundAndOpen.add(1, ordering: .relaxed)
     if !binding.compareExchange(expected: 0, desired: 1, ordering: .relaxed).exchanged {
       // Bound before, or closed already: counted once, or not at all.

@@ -118,8 +118,7 @@ func withTestScope<Result>(
   // The closures name `isolation`, which keeps them in the caller's isolation: a closure that
   // does not runs on the generic executor, and a scope on the main actor left it and came back
   // twice on its way in.
-  executor.willBindAsCurrent()
-  let result = try await TestExecutor.$current.withValue(executor) {
+  let result = try await TestExecutor.withCurrent(executor, isolation: isolation) {
     // The body's end, thrown or returned: its sleepers no longer hold the test up.
     defer { executor.bodyEnded() }
     // The body runs on the executor from its first job. Left where the test runner started
