@@ -24,16 +24,32 @@ package final class Leftovers: @unchecked Sendable {
   /// Lists `source`'s pending work when the test ends (once, however often it is added).
   package func add(_ source: any LeftoverWorkSource) {
     lock.withLock {
-      sources.removeAll { $0.source == nil }
-      guard !sources.contains(where: { $0.source === source }) else { return }
+      // A new executor's list is empty, with nothing to prune or look through: skipped, since
+      // a debug build runs `removeAll(where:)` and `contains(where:)` generically.
+      if !sources.isEmpty {
+        sources.removeAll { $0.source == nil }
+        guard !sources.contains(where: { $0.source === source }) else { return }
+      }
       sources.append(WeakSource(source: source))
     }
   }
 
   /// The pending work of every source still alive that has some, one description each.
   package var pending: [String] {
-    let live = lock.withLock { sources.compactMap(\.source) }
-    return live.compactMap(\.leftoverDescription)
+    // By hand: a debug build applies a key path given as a function through the runtime's
+    // key path machinery, and runs `compactMap` generically, at the end of every test.
+    let live = lock.withLock { () -> [any LeftoverWorkSource] in
+      var live: [any LeftoverWorkSource] = []
+      for weak in sources {
+        if let source = weak.source { live.append(source) }
+      }
+      return live
+    }
+    var descriptions: [String] = []
+    for source in live {
+      if let description = source.leftoverDescription { descriptions.append(description) }
+    }
+    return descriptions
   }
 
   /// Remembers background work, to end when the test ends.

@@ -37,8 +37,12 @@ package struct TaskRef: Hashable, @unchecked Sendable {
 /// read. The retain goes to the adopter, or is let go of once the task has ended
 /// (``releaseEnded(isComplete:)``) or nobody watches (``removeUnadopted()``).
 ///
-/// `Owner` is the executor type (generic, so that the rules are tested without one).
-package struct LineageState<Owner: AnyObject>: ~Copyable {
+/// Its owners are plain objects (``Owner``), so that the rules are tested without an executor;
+/// not a generic parameter, for the reason ``TestRegistryState`` gives.
+package struct LineageState: ~Copyable {
+  /// An executor that adopts tasks: any object (see the type's documentation).
+  package typealias Owner = AnyObject
+
   /// Jobs on their way outside any test executor, and how many of them an adopter counts.
   package struct Flight {
     /// Queued or running.

@@ -154,8 +154,7 @@ enum RuntimeHooks {
   /// Does what ``TestRegistryState`` answered the hooks need. Called under ``TestRegistry``'s
   /// lock, which keeps `previous`: the stores are plain writes, and two threads cannot
   /// interleave an install and a restore.
-  static func apply(_ hooks: TestRegistryState<TestExecutor>.Hooks, saving previous: inout Previous)
-  {
+  static func apply(_ hooks: TestRegistryState.Hooks, saving previous: inout Previous) {
     guard let slots else { return }
     switch hooks {
     case .unchanged:

@@ -290,10 +290,13 @@ extension TestExecutor {
   /// waking into a later test. Then the hangs of system sleeps are reported: the executor
   /// closes as its test ends, on the test's own task.
   func endSystemSleeps() {
-    let (pending, hangs) = lock.withLock { () -> ([SystemSleeps.Pending], [HangReport]) in
+    let ended = lock.withLock { () -> (pending: [SystemSleeps.Pending], hangs: [HangReport])? in
+      // Most tests have neither: nothing is built or walked then.
+      guard !systemSleeps.pending.isEmpty || !systemSleeps.hangs.isEmpty else { return nil }
       defer { systemSleeps.hangs = [] }
       return (systemSleeps.removeAll(), systemSleeps.hangs)
     }
+    guard let (pending, hangs) = ended else { return }
     for sleep in pending {
       sleep.sleep.cancel()
       end(sleep, cancellingItsTask: true)

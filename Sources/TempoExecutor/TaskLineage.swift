@@ -37,7 +37,7 @@ enum TaskLineage {
   /// nonisolated code with no task executor and yield there, unseen (see
   /// ``YieldResumePoint``): until it is back, the job still counts as its work in flight.
   private static func possibleYielder(
-    of job: LineageState<TestExecutor>.OutsideJob
+    of job: LineageState.OutsideJob
   ) -> TaskRef? {
     guard !job.isTasks, YieldResumePoint.function != nil,
       TestExecutor.currentTaskPointer == job.task.address,
@@ -54,7 +54,7 @@ enum TaskLineage {
   /// yields in a loop reads as parked at almost every look. (Looks every millisecond for a
   /// second each flooded the system's queues and stalled a whole test run.)
   private static func finish(
-    _ job: LineageState<TestExecutor>.OutsideJob, after yielder: TaskRef, every microseconds: Int
+    _ job: LineageState.OutsideJob, after yielder: TaskRef, every microseconds: Int
   ) {
     guard TestExecutor.isParkedInYield(yielder.address), microseconds <= 10_240 else {
       TestRegistry.finished(job)

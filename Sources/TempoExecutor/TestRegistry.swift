@@ -23,8 +23,9 @@ import TempoRuntimeABI
 enum TestRegistry {
   /// The registry's state and the hooks that were there before Tempo's.
   struct Storage: ~Copyable, @unchecked Sendable {
-    // Invariant: reached only inside `TestRegistry.box`'s lock.
-    var state = TestRegistryState<TestExecutor>()
+    // Invariant: reached only inside `TestRegistry.box`'s lock. Every executor the state
+    // holds is a `TestExecutor`.
+    var state = TestRegistryState()
     var previous = RuntimeHooks.Previous()
   }
 
@@ -117,12 +118,12 @@ enum TestRegistry {
   /// The open executor that has met `task`, a live task, if any.
   static func executorThatMet(task: UnsafeRawPointer) -> TestExecutor? {
     let id = JobIdentity.taskID(task)
-    return box.withLock { $0.state.member(at: task, id: id) }
+    return testExecutor(box.withLock { $0.state.member(at: task, id: id) })
   }
 
   /// The open executor that has met `task`, which may have ended (its ID is not read).
   static func executorThatMet(_ task: TaskRef) -> TestExecutor? {
-    box.withLock { $0.state.member(at: task.address, id: task.id) }
+    testExecutor(box.withLock { $0.state.member(at: task.address, id: task.id) })
   }
 
   /// The open executor that has met the current task, if any.
@@ -140,19 +141,28 @@ enum TestRegistry {
     var jobTask: TaskRef?
     if let current { currentTask = TaskRef(current) }
     if let job { jobTask = TaskRef(job) }
-    var byCurrent: TestExecutor?
-    var byJob: TestExecutor?
+    var byCurrent: AnyObject?
+    var byJob: AnyObject?
     box.lock.lock()
     if let task = currentTask {
       byCurrent = box.storage.state.member(at: task.address, id: task.id)
     }
     if let task = jobTask { byJob = box.storage.state.member(at: task.address, id: task.id) }
     box.lock.unlock()
-    return (byCurrent, byJob)
+    return (testExecutor(byCurrent), testExecutor(byJob))
   }
 
   /// The executors open now.
-  static var openExecutors: [TestExecutor] { box.withLock { Array($0.state.open.values) } }
+  static var openExecutors: [TestExecutor] {
+    box.withLock { $0.state.open.values.map { unsafeDowncast($0, to: TestExecutor.self) } }
+  }
+
+  /// An executor of the state, which stores them as plain objects: every one is a
+  /// `TestExecutor` (``Storage``).
+  private static func testExecutor(_ object: AnyObject?) -> TestExecutor? {
+    guard let object else { return nil }
+    return unsafeDowncast(object, to: TestExecutor.self)
+  }
 
   // MARK: Whose a job is
 
@@ -254,7 +264,7 @@ enum TestRegistry {
   /// Counts `job` as leaving for outside any test executor (see ``TaskLineage/relay(_:)``); nil
   /// if nobody watches or it counts for no task. Call ``finished(_:)`` with the answer when it
   /// has run.
-  static func leaves(_ job: UnownedJob) -> LineageState<TestExecutor>.OutsideJob? {
+  static func leaves(_ job: UnownedJob) -> LineageState.OutsideJob? {
     let pointer = unsafeBitCast(job, to: UnsafeRawPointer.self)
     let task = JobIdentity.isTask(pointer) ? TaskRef(pointer) : nil
     // As for routing: the task the thread runs, even where the runtime has let go of it.
@@ -264,7 +274,7 @@ enum TestRegistry {
       task != nil && YieldResumePoint.function != nil && !JobIdentity.isAsyncLetChild(pointer)
     var ended: [UnsafeRawPointer] = []
     let (counted, replaced) = box.withLock {
-      storage -> (LineageState<TestExecutor>.OutsideJob?, TestRegistryState<TestExecutor>.Member?)
+      storage -> (LineageState.OutsideJob?, TestRegistryState.Member?)
       in
       guard
         let (counted, adopter) = storage.state.leaves(
@@ -279,7 +289,7 @@ enum TestRegistry {
       // adopted meanwhile) is counted there, unless the executor refuses it (closed, or the
       // task is waiting for the executor's work to go quiet). Asked in the same step, under
       // the executor's own lock (ranked after this one).
-      guard let adopter else { return (counted, nil) }
+      guard let adopter = testExecutor(adopter) else { return (counted, nil) }
       let counts = adopter.countOutsideJob(of: counted.task.address)
       let replaced = storage.state.countedOutside(counted, by: adopter, counts: counts)
       if replaced != nil { membershipChanged() }
@@ -291,8 +301,8 @@ enum TestRegistry {
   }
 
   /// A job that ``leaves(_:)`` counted for its task has run.
-  static func finished(_ job: LineageState<TestExecutor>.OutsideJob) {
-    let adopter = box.withLock { $0.state.finished(job) }
+  static func finished(_ job: LineageState.OutsideJob) {
+    let adopter = testExecutor(box.withLock { $0.state.finished(job) })
     adopter?.outsideJobFinished()
   }
 

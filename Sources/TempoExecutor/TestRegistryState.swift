@@ -7,15 +7,21 @@
 /// whether the runtime's hooks must be installed or put back, and what to release after
 /// unlocking; its queries answer whose a task is.
 ///
-/// `Executor` is the executor type (generic, so that the rules are tested without one).
+/// Its executors are plain objects (``Executor``), so that the rules are tested without a test
+/// executor; ``TestRegistry`` stores only `TestExecutor`s. The state is not generic over them: a
+/// debug build runs generic code unspecialized, looking up the metadata of every generic type
+/// it touches, and this state is read on the path of many jobs.
 ///
 /// ```swift
-/// var registry = TestRegistryState<TestExecutor>()
+/// var registry = TestRegistryState()
 /// if registry.opened(executor) == .install { /* install the hooks */ }
 /// registry.note(task, memberOf: executor)
 /// registry.member(at: task.address, id: task.id)   // executor
 /// ```
-package struct TestRegistryState<Executor: AnyObject>: ~Copyable {
+package struct TestRegistryState: ~Copyable {
+  /// An executor: any object (see the type's documentation).
+  package typealias Executor = AnyObject
+
   /// A task an executor has met.
   package struct Member {
     package let executor: Executor
@@ -52,7 +58,7 @@ package struct TestRegistryState<Executor: AnyObject>: ~Copyable {
   /// How many clocks, schedulers and timelines made outside any task watch for their test.
   package private(set) var watchers = 0
   /// Who started whom while anyone watches.
-  package private(set) var lineage = LineageState<Executor>()
+  package private(set) var lineage = LineageState()
 
   package init() {}
 
@@ -210,7 +216,7 @@ package struct TestRegistryState<Executor: AnyObject>: ~Copyable {
   /// the task if the answer's job says so.
   package mutating func leaves(
     task: TaskRef?, current: TaskRef?, retainable: Bool = false
-  ) -> (job: LineageState<Executor>.OutsideJob, adopter: Executor?)? {
+  ) -> (job: LineageState.OutsideJob, adopter: Executor?)? {
     var isAdopted = false
     if let owner = task ?? current { isAdopted = lineage.adopter(of: owner) != nil }
     guard watchers > 0 || isAdopted,
@@ -231,7 +237,7 @@ package struct TestRegistryState<Executor: AnyObject>: ~Copyable {
   /// The adopter of `job`'s task counts it (`counts`), and remembers a task newly adopted with
   /// its creator as its test's. Answers the member entry replaced, to release after unlocking.
   package mutating func countedOutside(
-    _ job: LineageState<Executor>.OutsideJob, by adopter: Executor, counts: Bool
+    _ job: LineageState.OutsideJob, by adopter: Executor, counts: Bool
   ) -> Member? {
     if counts { lineage.count(job) }
     return job.isNewlyAdopted ? note(job.task, memberOf: adopter, watches: false).replaced : nil
@@ -239,7 +245,7 @@ package struct TestRegistryState<Executor: AnyObject>: ~Copyable {
 
   /// A job that ``leaves(task:current:retainable:)`` counted has run; answers the executor that counted it,
   /// which must count it as finished too.
-  package mutating func finished(_ job: LineageState<Executor>.OutsideJob) -> Executor? {
+  package mutating func finished(_ job: LineageState.OutsideJob) -> Executor? {
     lineage.finished(job)
   }
 
@@ -281,7 +287,3 @@ package struct TestRegistryState<Executor: AnyObject>: ~Copyable {
     lineage.testTask(of: task, clockMade: clockMade)
   }
 }
-
-// Invariant: the raw pointers it keeps (task addresses) are identities only, never read
-// through; the rest is values and executors, which are Sendable.
-extension TestRegistryState: @unchecked Sendable where Executor: Sendable {}

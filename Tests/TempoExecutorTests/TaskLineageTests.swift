@@ -17,7 +17,7 @@ import Testing
   let stranger = task(0x400, id: 13)
 
   @Test func aNewTaskIsTheChildOfTheTaskThatEnqueuedIt() {
-    var state = LineageState<Owner>()
+    var state = LineageState()
     _ = state.leaves(task: child, current: test)
     _ = state.leaves(task: grandchild, current: child)
     #expect(state.entries[grandchild.address]?.ancestors == [test, child])
@@ -26,13 +26,13 @@ import Testing
   /// A task seen for the first time when an older task resumes it is older than that task:
   /// it was not created by it.
   @Test func aCreatorIsAlwaysOlderThanWhatItCreates() {
-    var state = LineageState<Owner>()
+    var state = LineageState()
     _ = state.leaves(task: test, current: stranger)
     #expect(state.entries[test.address]?.ancestors == [])
   }
 
   @Test func anAdvancingTaskAdoptsEveryDescendantWithTheirJobsInFlight() {
-    var state = LineageState<Owner>()
+    var state = LineageState()
     let owner = Owner()
     _ = state.leaves(task: child, current: test)
     _ = state.leaves(task: grandchild, current: child)
@@ -51,7 +51,7 @@ import Testing
   /// test runner started from a thread, after the clock, as XCTest runs an async test) or that
   /// was seen before the clock was made (the task that made it and started the work).
   @Test func theTestsTaskIsTheNewestStartedOutsideAnyTaskOrSeenBeforeTheClock() {
-    var state = LineageState<Owner>()
+    var state = LineageState()
     _ = state.leaves(task: test, current: nil)
     _ = state.leaves(task: child, current: test)
     _ = state.leaves(task: grandchild, current: child)
@@ -68,7 +68,7 @@ import Testing
   /// Swift Testing test's task): it is the test's task. With no match, the lineage does not
   /// tell.
   @Test func aRunnerAboveTheTestsTaskIsNeverTakenForIt() {
-    var state = LineageState<Owner>()
+    var state = LineageState()
     let runner = Self.task(0x500, id: 5)
     _ = state.leaves(task: runner, current: nil)  // started outside any task
     _ = state.leaves(task: test, current: runner)  // seen before the clock
@@ -77,7 +77,7 @@ import Testing
     _ = state.leaves(task: grandchild, current: child)
     #expect(state.testTask(of: grandchild, clockMade: clockMade) == test)
     #expect(state.testTask(of: child, clockMade: clockMade) == test)
-    var unrooted = LineageState<Owner>()
+    var unrooted = LineageState()
     _ = unrooted.leaves(task: child, current: test)
     _ = unrooted.leaves(task: grandchild, current: child)
     #expect(unrooted.testTask(of: grandchild, clockMade: 0) == test)
@@ -92,7 +92,7 @@ import Testing
   /// in flight are the test's work too; for an advance of the test's task, they are not.
   @Test(arguments: [false, true])
   func theRootsOwnJobsCountOnlyWhenAsked(countingRoot: Bool) {
-    var state = LineageState<Owner>()
+    var state = LineageState()
     let owner = Owner()
     _ = state.leaves(task: test, current: nil)
     let running = state.leaves(task: test, current: test)!
@@ -104,7 +104,7 @@ import Testing
   /// The jobs the adopter counts are told apart from the others by count: those it does not
   /// count finish first, so it never stops waiting while a counted one may still run.
   @Test func onlyCountedJobsFinishForTheAdopter() {
-    var state = LineageState<Owner>()
+    var state = LineageState()
     let owner = Owner()
     let first = state.leaves(task: child, current: test)!
     _ = state.adopt(descendantsOf: test, by: owner)
@@ -117,7 +117,7 @@ import Testing
   /// What the advancing task enqueued that is no task's (an actor's processing job, which may
   /// run a task it started on that actor) is waited for; its own jobs are not.
   @Test func theAdvancingTasksOtherJobsAreWaitedForButNotItsOwn() {
-    var state = LineageState<Owner>()
+    var state = LineageState()
     let owner = Owner()
     _ = state.leaves(task: test, current: nil)
     let processing = state.leaves(task: nil, current: test)!
@@ -131,7 +131,7 @@ import Testing
   /// A task that an adopted task starts after the adoption (the adopter's hooks may not have
   /// seen it start) is adopted too, and its executor is told to remember it.
   @Test func aTaskStartedByAnAdoptedTaskIsAdopted() {
-    var state = LineageState<Owner>()
+    var state = LineageState()
     let owner = Owner()
     _ = state.leaves(task: child, current: test)
     _ = state.adopt(descendantsOf: test, by: owner)
@@ -142,7 +142,7 @@ import Testing
   }
 
   @Test func aTaskAtTheAddressOfAnEndedOneIsANewTask() {
-    var state = LineageState<Owner>()
+    var state = LineageState()
     _ = state.leaves(task: child, current: test)
     let reused = Self.task(0x200, id: 20)
     _ = state.leaves(task: reused, current: stranger)
@@ -154,7 +154,7 @@ import Testing
   }
 
   @Test func aClosedAdopterIsForgottenAndUnadoptedTasksGoWhenNobodyWatches() {
-    var state = LineageState<Owner>()
+    var state = LineageState()
     let owner = Owner()
     _ = state.leaves(task: child, current: test)
     let strangersJob = state.leaves(task: stranger, current: nil)!
@@ -175,7 +175,7 @@ import Testing
   /// earlier jobs against the new executor, which then stopped waiting early, or crashed on a
   /// count below zero.)
   @Test func aForgottenAdoptersTasksKeepTheirCount() {
-    var state = LineageState<Owner>()
+    var state = LineageState()
     let (first, second) = (Owner(), Owner())
     let early = state.leaves(task: child, current: test)!
     _ = state.adopt(descendantsOf: test, by: first)
@@ -191,7 +191,7 @@ import Testing
 
   /// A job that is no task's counts for the task that enqueued it.
   @Test func aJobOfNoTaskCountsForItsEnqueuer() {
-    var state = LineageState<Owner>()
+    var state = LineageState()
     #expect(state.leaves(task: nil, current: child)?.task == child)
     #expect(state.leaves(task: nil, current: nil) == nil)
     #expect(state.entries[child.address]?.others.inFlight == 1)
@@ -200,7 +200,7 @@ import Testing
   /// A task that starts its successor, round after round, keeps a bounded list of ancestors,
   /// with the oldest (the test's task) still in it.
   @Test func ancestorsAreBounded() {
-    var state = LineageState<Owner>()
+    var state = LineageState()
     var creator = test
     for index in 1...1_000 {
       let next = Self.task(0x1000 + index * 16, id: 10 + UInt32(index))
@@ -208,7 +208,7 @@ import Testing
       creator = next
     }
     let ancestors = state.entries[creator.address]!.ancestors
-    #expect(ancestors.count <= LineageState<Owner>.maximumAncestors)
+    #expect(ancestors.count <= LineageState.maximumAncestors)
     #expect(ancestors.first == test)
   }
 
@@ -217,7 +217,7 @@ import Testing
   /// A task whose own job is seen alive is retained (when it can be), once: its adopter takes
   /// the retain to watch it for yields; the root's retain, which nobody needs, is let go of.
   @Test func theAdopterTakesTheRetainsOfTheTasksItAdopts() {
-    var state = LineageState<Owner>()
+    var state = LineageState()
     #expect(state.leaves(task: test, current: nil, retainable: true)?.retainsTask == true)
     #expect(state.leaves(task: child, current: test, retainable: true)?.retainsTask == true)
     #expect(state.leaves(task: child, current: child, retainable: true)?.retainsTask == false)
@@ -240,7 +240,7 @@ import Testing
   /// The retains of tasks that have ended are let go of once enough are held, and every retain
   /// when nobody watches any more.
   @Test func retainsAreLetGoOfWhenTheirTasksEndOrNobodyWatches() {
-    var state = LineageState<Owner>()
+    var state = LineageState()
     let tasks = (0..<64).map { Self.task(0x1000 + $0 * 0x100, id: UInt32(100 + $0)) }
     for task in tasks.dropLast() { _ = state.leaves(task: task, current: nil, retainable: true) }
     let dueEarly = state.needsReleasingEnded
@@ -267,7 +267,7 @@ import Testing
   /// A task's test task, for the hang watch before any executor opened: the newest of it and
   /// its ancestors that a thread started, while the lineage keeps it.
   @Test func theRetainedTestTaskIsTheNewestAncestorAThreadStarted() {
-    var state = LineageState<Owner>()
+    var state = LineageState()
     _ = state.leaves(task: test, current: nil, retainable: true)  // started by a thread
     _ = state.leaves(task: child, current: test, retainable: true)
     _ = state.leaves(task: grandchild, current: child, retainable: true)

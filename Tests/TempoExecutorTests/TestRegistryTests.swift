@@ -15,7 +15,7 @@ import Testing
   let task = TaskRef(address: UnsafeRawPointer(bitPattern: 0x1000)!, id: 1)
 
   @Test func theHooksAreInstalledForTheFirstUserAndRestoredAfterTheLast() {
-    var registry = TestRegistryState<Executor>()
+    var registry = TestRegistryState()
     let (first, second) = (Executor(), Executor())
     #expect(registry.opened(first) == .install)
     #expect(registry.watch().hooks == .unchanged)
@@ -29,7 +29,7 @@ import Testing
   }
 
   @Test func aTaskIsAMemberOnlyOfAnOpenExecutorThatMetIt() {
-    var registry = TestRegistryState<Executor>()
+    var registry = TestRegistryState()
     let (first, second) = (Executor(), Executor())
     #expect(!registry.note(task, memberOf: first).isNew)  // not open: not remembered
     #expect(registry.member(at: task.address, id: task.id) == nil)
@@ -49,7 +49,7 @@ import Testing
   /// Closing forgets the closing executor's members only: while another is open, its members
   /// stay; the last to close leaves none (cleared in place, keeping the table's capacity).
   @Test func closingForgetsOnlyTheClosingExecutorsMembers() {
-    var registry = TestRegistryState<Executor>()
+    var registry = TestRegistryState()
     let (first, second) = (Executor(), Executor())
     let other = TaskRef(address: UnsafeRawPointer(bitPattern: 0x3000)!, id: 3)
     _ = registry.opened(first)
@@ -70,7 +70,7 @@ import Testing
   /// An address is reused only once its task has ended: a task older than the one remembered
   /// there (named by an adoption from the lineage, say) does not replace it.
   @Test func anEndedTaskNeverHidesTheLiveTaskAtItsAddress() {
-    var registry = TestRegistryState<Executor>()
+    var registry = TestRegistryState()
     let (own, other) = (Executor(), Executor())
     _ = registry.opened(own)
     _ = registry.opened(other)
@@ -87,7 +87,7 @@ import Testing
   }
 
   @Test func anExecutorAdoptsWhatItsTaskStartedWhileWatchedAndCountsTheirJobs() {
-    var registry = TestRegistryState<Executor>()
+    var registry = TestRegistryState()
     let executor = Executor()
     let child = TaskRef(address: UnsafeRawPointer(bitPattern: 0x2000)!, id: 2)
     _ = registry.watch()
@@ -134,7 +134,7 @@ import Testing
   @Test(arguments: 0..<20)
   func randomEventsKeepTheRulesAndLeaveNothingBehind(seed: UInt64) {
     var random = SplitMix(state: seed)
-    var registry = TestRegistryState<Executor>()
+    var registry = TestRegistryState()
     let executors = (0..<3).map { _ in Executor() }
     let tasks = (0..<6).map {
       TaskRef(address: UnsafeRawPointer(bitPattern: 0x1000 * ($0 + 1))!, id: UInt32($0 + 1))
@@ -143,9 +143,9 @@ import Testing
     var met: [Int: Executor] = [:]  // the model's members: task index to executor
     var watchers = 0
     var installed = false
-    var jobs: [LineageState<Executor>.OutsideJob] = []
+    var jobs: [LineageState.OutsideJob] = []
 
-    func apply(_ hooks: TestRegistryState<Executor>.Hooks) {
+    func apply(_ hooks: TestRegistryState.Hooks) {
       switch hooks {
       case .install:
         #expect(!installed)
@@ -190,7 +190,7 @@ import Testing
             let replaced = registry.countedOutside(job, by: adopter, counts: true)
             _ = replaced
             if job.isNewlyAdopted, open.contains(ObjectIdentifier(adopter)) {
-              met[taskIndex] = adopter
+              met[taskIndex] = adopter as? Executor
             }
           }
         }
