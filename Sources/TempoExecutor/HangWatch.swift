@@ -251,7 +251,9 @@ package final class HangWatch: @unchecked Sendable {
     // Not observed now, at every sleep of every test, nearly all of which end before a look
     // (the observation reads the test's executor under its lock).
     let first = HangObservation.unobserved
-    let group = role.executor.map(ObjectIdentifier.init) ?? ObjectIdentifier(sleeper)
+    // By hand: a debug build calls `Optional.map` generically, at every sleep.
+    var group = ObjectIdentifier(sleeper)
+    if let executor = role.executor { group = ObjectIdentifier(executor) }
     let startLooking = lock.withLock {
       state.add(ObjectIdentifier(sleeper), watched, group: group, first: first)
       return beginLooking()

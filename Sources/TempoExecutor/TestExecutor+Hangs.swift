@@ -189,7 +189,8 @@ extension TestExecutor {
   /// own task (for one a clock opened, kept to be read) has not ended: what a sleep asks when
   /// it starts, without the rest of ``activity``.
   var isRunningTest: Bool {
-    let testTaskEnded = heldOpener.map(tempo_task_is_complete) ?? false
+    var testTaskEnded = false
+    if let heldOpener { testTaskEnded = tempo_task_is_complete(heldOpener) }
     return !testTaskEnded && lock.withLock { !state.isClosed && !bodyHasEnded }
   }
 

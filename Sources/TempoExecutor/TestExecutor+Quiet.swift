@@ -144,8 +144,11 @@ extension TestExecutor {
     RunningJob.stopHandOffs(of: task, for: self)
     let uncount = MainExecutor.stopCountingRunningJob(of: task, for: self)
     let released = lock.withLock {
-      let uncounted = uncount ? state.uncountRunningMainJob() : []
-      return uncounted + state.beginDriving(task)
+      // Joined only when there is something to join: a debug build's `+` is generic.
+      guard uncount else { return state.beginDriving(task) }
+      let uncounted = state.uncountRunningMainJob()
+      let released = state.beginDriving(task)
+      return uncounted.isEmpty ? released : uncounted + released
     }
     resume(released)
   }

@@ -224,7 +224,10 @@ package final class TestExecutor: @unchecked Sendable {
     self.pumpsOnMainQueue = pumpsOnMainQueue
     self.scope = scope
     self.reportInScope = reportInScope
-    outer = root.flatMap(TestRegistry.executorThatMet)
+    // By hand: a debug build calls `Optional.flatMap` generically.
+    var outer: TestExecutor?
+    if let root { outer = TestRegistry.executorThatMet(root) }
+    self.outer = outer
     heldOpener = opener
     if let opener { state.openerIsRunning(opener, onMainQueue: openerOnMainQueue) }
     TestRegistry.open(self)

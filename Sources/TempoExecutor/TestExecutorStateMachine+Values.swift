@@ -340,12 +340,16 @@ extension TestExecutorStateMachine {
 
     /// `task` waits for quiet (again: a drive settles many times).
     mutating func beginDriving(_ task: UnsafeRawPointer) {
-      if !drivers.contains(task) { drivers.append(task) }
+      // There is rarely more than one driver, and often none: the empty list is not searched
+      // (a debug build searches generically).
+      if drivers.isEmpty || !drivers.contains(task) { drivers.append(task) }
     }
 
     /// `task` no longer waits for quiet, if it did.
     mutating func endDriving(_ task: UnsafeRawPointer) {
-      if let index = drivers.firstIndex(of: task) { drivers.remove(at: index) }
+      // Asked whenever a task rejoins, usually with no driver at all.
+      guard !drivers.isEmpty, let index = drivers.firstIndex(of: task) else { return }
+      drivers.remove(at: index)
     }
 
     mutating func beginDraining() { drainers += 1 }

@@ -183,10 +183,13 @@ package struct TestRegistryState: ~Copyable {
     if replaced?.executor !== executor {
       addressesOf[ObjectIdentifier(executor), default: []].append(task.address)
     }
-    let wasWatched = replaced.map {
-      $0.executor === executor && $0.taskID == task.id && $0.isWatched
+    // By hand, with no `Optional.map`: a debug build calls it generically, at every note.
+    var wasWatched = false
+    if let replaced {
+      wasWatched =
+        replaced.executor === executor && replaced.taskID == task.id && replaced.isWatched
     }
-    return Noted(replaced: replaced, isNew: watches && wasWatched != true)
+    return Noted(replaced: replaced, isNew: watches && !wasWatched)
   }
 
   /// Marks `task`, a member of `executor` that it does not watch yet (one adopted from the

@@ -123,7 +123,9 @@ struct YieldedTasks {
         let priority = JobIdentity.priority(task)
         found.yieldingPriority = min(found.yieldingPriority ?? priority, priority)
       }
-      if let resumesAt, sleepPoints.contains(resumesAt), !tempo_task_is_runnable(task) {
+      if let resumesAt, !sleepPoints.isEmpty, sleepPoints.contains(resumesAt),
+        !tempo_task_is_runnable(task)
+      {
         found.sleeping.append(task)
       }
       return false

@@ -275,6 +275,8 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   /// storage is going away, and handles kept by their cancellables must hold on to nothing.
   func releaseAll() -> [Action] {
     var released: [Action] = []
+    // Most timelines end with nothing pending: no walk, generic in a debug build.
+    guard pending.count > 0 else { return released }
     pending.forEachJob { job in
       if case .handle(let handle) = job, let action = handle.action {
         handle.action = nil
