@@ -52,7 +52,11 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
       Self.running = running
       let slot = RunningJob.enter(
         owner, task: JobIdentity.isTask(task) ? task : nil, handOffs: 1, isMainJob: true)
+      var id: UInt = 0
+      if let owner = running.owner { id = MainQueueActivity.workID(owner) }
+      let work = MainQueueActivity.enterWork(id)
       job.runSynchronously(on: Self.unowned)
+      MainQueueActivity.leaveWork(to: work)
       let switched = RunningJob.takeHandedOff()
       RunningJob.leave(to: slot)
       let isCounted = Self.running?.isCounted ?? false

@@ -12,6 +12,9 @@ import Synchronization
 @available(TempoTestExecutor 1.0, *)
 enum MainQueueActivity {
   private static let started = Atomic<Int>(0)
+  /// The address of the executor whose work the main queue runs now (a main-actor job of its
+  /// test, or its pump block), 0 if none of a test's. An identity only, never read through.
+  private static let runningFor = Atomic<UInt>(0)
 
   /// Queues `block` on the main queue as a plain block. (`DispatchQueue.main.async { … }`
   /// would make the closure `@MainActor`, and Swift checks such a closure's isolation when a
@@ -27,6 +30,27 @@ enum MainQueueActivity {
 
   /// How many have started so far.
   static var blocksStarted: Int { started.load(ordering: .relaxed) }
+
+  /// What ``enterWork(_:)`` records for `executor`: its address. (By the runtime's transparent
+  /// conversions: these are on the path of every job on the main queue, in debug builds too.)
+  @inline(__always)
+  static func workID(_ executor: Unmanaged<TestExecutor>) -> UInt {
+    UInt(bitPattern: executor.toOpaque())
+  }
+
+  /// The main queue starts running work of the executor `id` names (``workID(_:)``; 0: of no
+  /// test); answers what it ran before, for ``leaveWork(to:)``. Called on the main queue only.
+  static func enterWork(_ id: UInt) -> UInt { runningFor.exchange(id, ordering: .relaxed) }
+
+  /// The work ``enterWork(_:)`` began has ended.
+  static func leaveWork(to previous: UInt) { runningFor.store(previous, ordering: .relaxed) }
+
+  /// Whether the main queue runs work of a test other than `executor`'s now: a main-actor job
+  /// or a pump block that came through Tempo for another executor.
+  static func runsWork(ofAnotherTestThan executor: TestExecutor) -> Bool {
+    let running = runningFor.load(ordering: .relaxed)
+    return running != 0 && running != workID(Unmanaged.passUnretained(executor))
+  }
 }
 
 /// What the hang watch sees, at one look, of a test whose pumps run on the main queue.
@@ -42,15 +66,21 @@ package struct MainQueueObservation: Equatable, Sendable {
   /// any change means the main queue moves, if only through other tests' work queued ahead
   /// of this test's (a whole suite's `@MainActor` tests share the one queue).
   package var blocksStartedByAnyTest: Int
+  /// The main thread runs work of another test now (a main-actor job or a pump block of
+  /// another executor): if it stays there, that test blocks the main queue, and its own watch
+  /// reports it. This test waits longer before it reports the stall as its own
+  /// (``MainQueueWatchState/looksBehindAnotherTest``).
+  package var isBehindAnotherTest: Bool
 
   package init(
     isWaitedFor: Bool, pumpBlocksQueued: Int, pumpBlocksStarted: Int,
-    blocksStartedByAnyTest: Int = 0
+    blocksStartedByAnyTest: Int = 0, isBehindAnotherTest: Bool = false
   ) {
     self.isWaitedFor = isWaitedFor
     self.pumpBlocksQueued = pumpBlocksQueued
     self.pumpBlocksStarted = pumpBlocksStarted
     self.blocksStartedByAnyTest = blocksStartedByAnyTest
+    self.isBehindAnotherTest = isBehindAnotherTest
   }
 
   /// Whether, as seen now, the main queue holds an advance up: the test waits for quiet, and a
@@ -64,7 +94,10 @@ package struct MainQueueObservation: Equatable, Sendable {
 /// started either, while the test waited for quiet. The main queue runs its blocks in order, so
 /// a pump block that does not start means nothing behind it runs either; if nothing ahead of it
 /// starts, the main thread is blocked, or not draining the queue. (Other tests' blocks ahead
-/// of it that keep starting make a busy queue, not a stalled one.)
+/// of it that keep starting make a busy queue, not a stalled one. A job of another test that
+/// blocks the main thread is that test's stall, which its own watch reports: a test stuck
+/// behind it waits ``looksBehindAnotherTest`` times as many looks before it reports the stall
+/// too, so that a parallel suite blames the test that blocked, and nobody waits for ever.)
 ///
 /// ```swift
 /// var state = MainQueueWatchState<String>(looksToFire: 4)
@@ -80,6 +113,9 @@ package struct MainQueueWatchState<Payload> {
 
   /// How many looks in a row the main queue must hold an advance up, unchanged, to be reported.
   package let looksToFire: Int
+  /// How many times ``looksToFire`` a test waits while the main thread runs another test's
+  /// work (``MainQueueObservation/isBehindAnotherTest``).
+  package static var looksBehindAnotherTest: Int { 4 }
   private var entries: [ObjectIdentifier: Entry] = [:]
 
   package init(looksToFire: Int) {
@@ -121,7 +157,10 @@ package struct MainQueueWatchState<Payload> {
         continue
       }
       entry.count.look(observation, holdsTestUp: observation.holdsWaitUp, afterGap: afterGap)
-      if entry.count.stalledLooks >= entry.looksToFire {
+      let looksToFire =
+        observation.isBehindAnotherTest
+        ? entry.looksToFire * Self.looksBehindAnotherTest : entry.looksToFire
+      if entry.count.stalledLooks >= looksToFire {
         entries[key] = nil
         fired.append((entry.payload, observation.pumpBlocksStarted))
       } else {

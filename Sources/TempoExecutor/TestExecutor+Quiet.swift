@@ -195,7 +195,8 @@ extension TestExecutor {
       let pumps = state.mainQueuePumpBlocks
       return MainQueueObservation(
         isWaitedFor: state.hasWaiters, pumpBlocksQueued: pumps.queued,
-        pumpBlocksStarted: pumps.started, blocksStartedByAnyTest: MainQueueActivity.blocksStarted)
+        pumpBlocksStarted: pumps.started, blocksStartedByAnyTest: MainQueueActivity.blocksStarted,
+        isBehindAnotherTest: MainQueueActivity.runsWork(ofAnotherTestThan: self))
     }
   }
 
@@ -222,7 +223,7 @@ extension TestExecutor {
   static var mainQueueStalledMessage: String {
     """
     This advance waited for the test's work to go quiet, but the main queue, where that work \
-    runs in a @MainActor test, did not run for about a second: a block Tempo queued there to \
+    runs in a @MainActor test, did not run for a second or more: a block Tempo queued there to \
     run the test's jobs did not start. Something keeps the main thread from draining the main \
     queue: a nested run loop (`RunLoop.run`, or XCTest's `wait(for:)` or \
     `waitForExpectations` in an async test, where `await fulfillment(of:)` does not block), \

@@ -143,11 +143,12 @@ import Testing
   var key: ObjectIdentifier { ObjectIdentifier(watched) }
 
   func seen(
-    waited: Bool = true, queued: Int = 1, started: Int = 0, byAnyTest: Int = 0
+    waited: Bool = true, queued: Int = 1, started: Int = 0, byAnyTest: Int = 0,
+    behindAnotherTest: Bool = false
   ) -> MainQueueObservation {
     MainQueueObservation(
       isWaitedFor: waited, pumpBlocksQueued: queued, pumpBlocksStarted: started,
-      blocksStartedByAnyTest: byAnyTest)
+      blocksStartedByAnyTest: byAnyTest, isBehindAnotherTest: behindAnotherTest)
   }
 
   /// Records `observation` for `looks` looks; answers the number of the look that fired, if any.
@@ -199,6 +200,29 @@ import Testing
     #expect(look(&state, seen(byAnyTest: 20), looks: 10) == 4)
   }
 
+  /// The main thread runs a job of another test that does not end (it blocks the main
+  /// thread): that test's own watch reports it, so this one waits four times as long before
+  /// reporting the stall as well. (In Tempo's own parallel suite, on a loaded machine, a
+  /// `@MainActor` test beside one that blocks the main queue on purpose reported a stall.)
+  @Test func aStallBehindAnotherTestsJobFiresFourTimesLater() {
+    var state = MainQueueWatchState<String>(looksToFire: 4)
+    let behind = seen(behindAnotherTest: true)
+    state.add(key, "test", first: behind)
+    #expect(MainQueueWatchState<String>.looksBehindAnotherTest == 4)
+    #expect(look(&state, behind, looks: 30) == 16)
+    #expect(state.isEmpty)
+  }
+
+  /// The other test's job ends and the main thread stays blocked, now by something of no
+  /// other test: the count starts again, at the usual number of looks.
+  @Test func aStallThatIsNoLongerBehindAnotherTestFiresAtTheUsualCount() {
+    var state = MainQueueWatchState<String>(looksToFire: 4)
+    state.add(key, "test", first: seen(behindAnotherTest: true))
+    #expect(look(&state, seen(behindAnotherTest: true), looks: 10) == nil)
+    // The look that sees the change starts the count; four more fire.
+    #expect(look(&state, seen(), looks: 10) == 5)
+  }
+
   @Test func noPumpBlockQueuedNeverFires() {
     var state = MainQueueWatchState<String>(looksToFire: 4)
     state.add(key, "test", first: seen(queued: 0))
@@ -232,6 +256,26 @@ import Testing
     state.add(key, "again", first: seen())
     let fired = state.record([(key, seen())], afterGap: false)
     #expect(fired.map(\.payload) == ["test"])
+  }
+}
+
+/// Whose work the main queue runs, as the watch of another test reads it.
+@Suite struct MainQueueWorkTests {
+  /// A main-actor job of a test is its executor's work, and another executor's watch reads it
+  /// as another test's. (Read on the main thread, which runs this test's job now.)
+  @MainActor @Test func aMainActorJobOfATestIsItsOwnExecutorsWork() async {
+    await withTestExecutor {
+      guard let mine = TestExecutor.openScope else {
+        Issue.record("the scope has no executor")
+        return
+      }
+      let other = TestExecutor()
+      defer { other.close() }
+      #expect(!MainQueueActivity.runsWork(ofAnotherTestThan: mine))
+      #expect(MainQueueActivity.runsWork(ofAnotherTestThan: other))
+      #expect(other.mainQueueObservation.isBehindAnotherTest)
+      #expect(!mine.mainQueueObservation.isBehindAnotherTest)
+    }
   }
 }
 
