@@ -55,13 +55,7 @@ extension TestExecutor {
       lock.unlock()
     }
     while let job = next {
-      // On the main queue, the hang watch of other tests can tell it runs this test's work.
-      var work: UInt = 0
-      if isMain {
-        work = MainQueueActivity.enterWork(MainQueueActivity.workID(Unmanaged.passUnretained(self)))
-      }
       let ran = run(job)
-      if isMain { MainQueueActivity.leaveWork(to: work) }
       // A yield that went on in the job counts toward the turn as the job it would have been.
       turn -= 1 + ran.yields
       guard turn > 0 else {
