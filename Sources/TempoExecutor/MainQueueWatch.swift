@@ -69,8 +69,8 @@ package struct MainQueueObservation: Equatable, Sendable {
   /// of this test's (a whole suite's `@MainActor` tests share the one queue).
   package var blocksStartedByAnyTest: Int
   /// The main thread runs a main-actor job of another test now: if it stays there, that test
-  /// blocks the main queue, and its own watch reports it. This test waits longer before it reports the stall as its own
-  /// (``MainQueueWatchState/looksBehindAnotherTest``).
+  /// blocks the main queue, and its own watch reports it. This test waits longer before it
+  /// reports the stall as its own (``MainQueueWatchState/looksBehindAnotherTest``).
   package var isBehindAnotherTest: Bool
 
   package init(
@@ -95,10 +95,11 @@ package struct MainQueueObservation: Equatable, Sendable {
 /// started either, while the test waited for quiet. The main queue runs its blocks in order, so
 /// a pump block that does not start means nothing behind it runs either; if nothing ahead of it
 /// starts, the main thread is blocked, or not draining the queue. (Other tests' blocks ahead
-/// of it that keep starting make a busy queue, not a stalled one. A job of another test that
-/// blocks the main thread is that test's stall, which its own watch reports: a test stuck
-/// behind it waits ``looksBehindAnotherTest`` times as many looks before it reports the stall
-/// too, so that a parallel suite blames the test that blocked, and nobody waits for ever.)
+/// of it that keep starting make a busy queue, not a stalled one. A main-actor job of another
+/// test that blocks the main thread is that test's stall, which its own watch reports: a test
+/// stuck behind it waits ``looksBehindAnotherTest`` times as many looks before it reports the
+/// stall too, so that a parallel suite blames the test that blocked, and nobody waits for
+/// ever.)
 ///
 /// ```swift
 /// var state = MainQueueWatchState<String>(looksToFire: 4)
