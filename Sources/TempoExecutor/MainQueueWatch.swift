@@ -33,8 +33,9 @@ enum MainQueueActivity {
   /// How many have started so far.
   static var blocksStarted: Int { started.load(ordering: .relaxed) }
 
-  /// What ``enterWork(_:)`` records for `executor`: its address. (By the runtime's transparent
-  /// conversions: these are on the path of every job on the main queue, in debug builds too.)
+  /// What ``enterWork(_:)`` records for `executor`: its address. (Through the standard
+  /// library's transparent conversions, which a debug build inlines too: this is on the path of
+  /// every main-actor job of a test.)
   @inline(__always)
   static func workID(_ executor: Unmanaged<TestExecutor>) -> UInt {
     UInt(bitPattern: executor.toOpaque())
