@@ -194,6 +194,12 @@ enum RunningJob {
       isYield = true
     } else if slot.pointee.isMainJob {
       guard executor.takesSwitch(fromMainJobOf: job) else { return false }
+    } else if isResumed, job == slot.pointee.task {
+      // The task whose yield went on in this job, resumed by the yield's continuation job: it
+      // goes on as after a switch (``TestExecutor/takesSwitch()``). It was the job's task before
+      // the yield, and nothing could make it a driver while it waited.
+      guard executor.takesSwitch() else { return false }
+      slot.pointee.switchesHandedOff += 1
     } else if isResumed {
       guard executor.takesResumedTask(job) else { return false }
     } else {
