@@ -61,7 +61,8 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
       RunningJob.leave(to: slot)
       let isCounted = Self.running?.isCounted ?? false
       Self.running = previous
-      if isCounted { owner?.mainJobFinished() }
+      // A switch taken from the job finished it (`TestExecutor.takesSwitch(fromMainJobOf:)`).
+      if isCounted, switched == nil { owner?.mainJobFinished() }
       if let outside { TestRegistry.finished(outside) }
       // The task left the main actor for the test's executor, which took its next job to run
       // here (see `RunningJob.handOff`).

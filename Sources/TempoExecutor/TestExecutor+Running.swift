@@ -242,10 +242,14 @@ extension TestExecutor {
   /// main-actor job would have run it, with nothing of the test between; the main queue's other
   /// blocks, which might have come between, are other work, as they would be on the runtime's
   /// own executor, where the task goes on in the pool at once.
+  ///
+  /// The main-actor job ends with the switch, and is counted as run in the same step: it is
+  /// counted for this executor, since its task is not waiting for quiet (which would uncount
+  /// it), and its block does not finish it again (``MainExecutor``).
   func takesSwitch(fromMainJobOf task: UnsafeRawPointer) -> Bool {
     if let scoped = Self.currentIfAnyBoundIsOpen, scoped !== self { return false }
     lock.lock()
-    let takes = state.switchFromMainJob(of: task)
+    let takes = state.switchFromMainJob(of: task, finishingMainJob: true)
     lock.unlock()
     return takes
   }

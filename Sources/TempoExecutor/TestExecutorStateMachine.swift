@@ -216,11 +216,20 @@ struct TestExecutorStateMachine: ~Copyable {
   /// job, which then pumps (`TestExecutor.pump(startingWith:)`). Only where the executor pumps
   /// on the main queue, nothing is queued or running, and no pump is scheduled or driver
   /// draining: then it is the job a pump would run next, and the block is that pump.
-  mutating func switchFromMainJob(of task: UnsafeRawPointer) -> Bool {
+  ///
+  /// - Parameter finishingMainJob: Whether the main-actor job, counted (``mainJobQueued(task:)``),
+  ///   finishes with the switch, as a task's leaving is the last thing its job does: it is
+  ///   counted as run in the same step (no waiter is released, since a job starts), and its
+  ///   block does not finish it again. Refused if no main-actor job is counted.
+  mutating func switchFromMainJob(
+    of task: UnsafeRawPointer, finishingMainJob: Bool = false
+  ) -> Bool {
     defer { checkInvariants() }
     guard !isClosed, pumpsOnMainQueue, !isMainQueueStalled, !runners.isDriver(task),
-      !counts.isRunningJob, jobs.isEmpty, !runners.isPumpScheduled, runners.drainers == 0
+      !counts.isRunningJob, jobs.isEmpty, !runners.isPumpScheduled, runners.drainers == 0,
+      !finishingMainJob || counts.mainJobs > 0
     else { return false }
+    if finishingMainJob { counts.mainJobFinished() }
     openerWatch.jobArrived(of: task)
     counts.jobAccepted()
     runners.pumpStartedInPlace()

@@ -189,6 +189,33 @@ extension QueuedJob: ExpressibleByIntegerLiteral {
     #expect(!takenWhileQueued && !driversSwitch && !takenAfterClose)
   }
 
+  /// A counted main-actor job whose task leaves it for the executor ends with the switch: it
+  /// is counted as run in the same step, and the test is quiet once the switched job has run,
+  /// with no other finish of the main-actor job. A refused switch counts nothing, and with no
+  /// main-actor job counted the switch is refused.
+  @Test func aSwitchFromACountedMainActorJobFinishesThatJob() {
+    var queue = TestExecutorStateMachine()
+    queue.pumpsOnMainQueue = true
+    let uncounted = queue.switchFromMainJob(of: task, finishingMainJob: true)
+    let counted = queue.mainJobQueued(task: task)
+    let taken = queue.switchFromMainJob(of: task, finishingMainJob: true)
+    #expect(!uncounted && counted && taken)
+    #expect(queue.jobsRun == 1 && queue.isQuiet == false)
+    _ = queue.finishJobAndTakeForPump()
+    #expect(queue.jobsRun == 2 && queue.isQuiet == true)
+
+    let countedAgain = queue.mainJobQueued(task: task)
+    _ = queue.enqueue(1, task: task)  // queued: the switch is refused
+    let refused = queue.switchFromMainJob(of: task, finishingMainJob: true)
+    #expect(countedAgain && !refused)
+    #expect(queue.jobsRun == 2)
+    _ = queue.takeForPump(starting: .mainQueue)
+    _ = queue.finishJobAndTakeForPump()
+    #expect(queue.isQuiet == false)  // the main-actor job still runs
+    _ = queue.mainJobFinished()
+    #expect(queue.isQuiet == true && queue.jobsRun == 4)
+  }
+
   @Test func theLastLeaseClosesAndNoLeaseIsTakenAfterwards() {
     var queue = TestExecutorStateMachine()
     let retained = [queue.retainLease(), queue.retainLease()]
