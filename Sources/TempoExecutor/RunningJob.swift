@@ -166,7 +166,9 @@ enum RunningJob {
   ///
   /// A continuation job (a `Task.yield()`'s) does nothing but resume its task, which the
   /// runtime then enqueues: the task goes on in that job, at the place in the queue its yield
-  /// took, behind everything queued before the yield, as the yield promises.
+  /// took, behind everything queued before the yield, as the yield promises. Where the yield
+  /// itself went on in the task's job (below), the task it resumes is that job's task, and goes
+  /// on as after a switch, with no lock.
   ///
   /// A task that leaves the main actor, in a main-actor job of a test whose jobs run on the main
   /// queue, starts its next job there when nothing of the test is queued or running
