@@ -61,7 +61,12 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
       RunningJob.leave(to: slot)
       let isCounted = Self.running?.isCounted ?? false
       Self.running = previous
-      // A switch taken from the job finished it (`TestExecutor.takesSwitch(fromMainJobOf:)`).
+      // A switch taken from the job finished it (`TestExecutor.takesSwitch(fromMainJobOf:)`),
+      // which only a counted job hands off.
+      #if TEMPO_INTERNAL_CHECKS
+        precondition(
+          switched == nil || isCounted, "main executor: an uncounted main-actor job handed off")
+      #endif
       if isCounted, switched == nil { owner?.mainJobFinished() }
       if let outside { TestRegistry.finished(outside) }
       // The task left the main actor for the test's executor, which took its next job to run

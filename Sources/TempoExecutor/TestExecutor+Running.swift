@@ -243,9 +243,11 @@ extension TestExecutor {
   /// blocks, which might have come between, are other work, as they would be on the runtime's
   /// own executor, where the task goes on in the pool at once.
   ///
-  /// The main-actor job ends with the switch, and is counted as run in the same step: it is
-  /// counted for this executor, since its task is not waiting for quiet (which would uncount
-  /// it), and its block does not finish it again (``MainExecutor``).
+  /// The main-actor job ends with the switch, and is counted as run in the same step; its
+  /// block does not finish it again (``MainExecutor``). It is counted for this executor: the
+  /// only thing that stops counting a running main-actor job is its task beginning to wait for
+  /// quiet in it, which also ends the job's hand-offs (`beginDriving`), so no switch of that job
+  /// comes here.
   func takesSwitch(fromMainJobOf task: UnsafeRawPointer) -> Bool {
     if let scoped = Self.currentIfAnyBoundIsOpen, scoped !== self { return false }
     lock.lock()

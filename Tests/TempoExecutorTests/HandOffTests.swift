@@ -160,6 +160,31 @@ import Testing
     }
   }
 
+  /// A main-actor task that waited for quiet in its main-actor job (an advance, which stops
+  /// counting that job as the test's work) and leaves the main actor later in the same job,
+  /// with another main-actor task of the test queued, leaves through the queue. Taken in place,
+  /// the switch would count the main-actor job as run a second time, in place of the queued
+  /// task's (a precondition failure when that task's job finished).
+  @MainActor @Test func aMainActorJobThatWaitedForQuietLeavesThroughTheQueue() async {
+    guard #available(TempoTestExecutor 1.0, *) else { return }
+    await withTestExecutor {
+      let timeline = Timeline<Int, Int>(now: 0, name: "Timeline") { $0 + $1 }
+      var ran = false
+      for _ in 0..<10 {
+        ran = false
+        // Back on the main actor through the main executor: a main-actor job of the test.
+        await Self.leaveTheMainActor()
+        await timeline.advance(by: 1, at: .unknown)
+        let other = Task { @MainActor in ran = true }
+        await Self.leaveTheMainActor()
+        await other.value
+        #expect(ran)
+      }
+      await timeline.advance(by: 1, at: .unknown)
+      #expect(timeline.now == 11)
+    }
+  }
+
   /// Runs off the main actor (nonisolated, on the generic executor), in a job of the test's
   /// executor.
   @discardableResult
