@@ -196,17 +196,15 @@ enum RunningJob {
       isYield = true
     } else if slot.pointee.isMainJob {
       guard executor.takesSwitch(fromMainJobOf: job) else { return false }
-    } else if isResumed, job == slot.pointee.task {
-      // The task whose yield went on in this job, resumed by the yield's continuation job: it
-      // goes on as after a switch (``TestExecutor/takesSwitch()``). It was the job's task before
-      // the yield, and nothing could make it a driver while it waited.
+    } else if slot.pointee.task == job {
+      // A switch of the job's task; or that task resumed by the continuation job of its yield,
+      // which went on in this job: it was the job's task before the yield, and nothing could
+      // make it a driver while it waited, so it goes on as after a switch.
       guard executor.takesSwitch() else { return false }
       slot.pointee.switchesHandedOff += 1
-    } else if isResumed {
-      guard executor.takesResumedTask(job) else { return false }
     } else {
-      guard executor.takesSwitch() else { return false }
-      slot.pointee.switchesHandedOff += 1
+      // Another task, which a continuation job this job runs resumes.
+      guard executor.takesResumedTask(job) else { return false }
     }
     if isResumed { slot.pointee.task = job }
     // The continuation job resumes the task: it goes on in the job too.
