@@ -101,6 +101,12 @@ final class OutsideExecutor: TaskExecutor {
 @_silgen_name("swift_task_enqueueGlobal")
 private func enqueueGlobal(_ job: UnownedJob)
 
+/// The runtime's lookup of a task-local value, what `TaskLocal.get()` calls: the address of the
+/// value bound for `key` (a `TaskLocal`'s address) in the current task, or on the current thread
+/// outside a task, or nil where none is bound.
+@_silgen_name("swift_task_localValueGet")
+func taskLocalValue(forKey key: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer?
+
 extension TaskRef {
   /// The task at `address`, a live task.
   init(_ address: UnsafeRawPointer) {

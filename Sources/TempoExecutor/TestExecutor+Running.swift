@@ -195,7 +195,7 @@ extension TestExecutor {
   /// counts the switch as a job when it finishes (``RanJob``). An executor that closes
   /// meanwhile takes no job after, and this job was running before.
   func takesSwitch() -> Bool {
-    if let scoped = Self.currentIfAnyBoundIsOpen, scoped !== self { return false }
+    if isInAnotherScope() { return false }
     return !hasClosedForHandOffs.load(ordering: .relaxed)
   }
 
@@ -207,7 +207,7 @@ extension TestExecutor {
   /// since to who met whom (a task yielding in a loop is), it is noted again, as `accept(_:)`
   /// would.
   func takesResumedTask(_ task: UnsafeRawPointer) -> Bool {
-    if let scoped = Self.currentIfAnyBoundIsOpen, scoped !== self { return false }
+    if isInAnotherScope() { return false }
     lock.lock()
     let isNoted = lastNoted.isCurrent(TaskRef(task))
     let takes = state.handOffSwitch(of: task, isResumed: true)
@@ -224,7 +224,7 @@ extension TestExecutor {
   /// system sleeps: their wake jobs are continuation jobs too, whose tasks `accept(_:)` must
   /// see come back.
   func takesYield(of task: UnsafeRawPointer) -> Bool {
-    if let scoped = Self.currentIfAnyBoundIsOpen, scoped !== self { return false }
+    if isInAnotherScope() { return false }
     guard !controlsSystemSleeps.load(ordering: .relaxed) else { return false }
     lock.lock()
     let takes = state.handOffYield(of: task)
@@ -249,7 +249,7 @@ extension TestExecutor {
   /// quiet in it, which also ends the job's hand-offs (`beginDriving`), so no switch of that job
   /// comes here.
   func takesSwitch(fromMainJobOf task: UnsafeRawPointer) -> Bool {
-    if let scoped = Self.currentIfAnyBoundIsOpen, scoped !== self { return false }
+    if isInAnotherScope() { return false }
     lock.lock()
     let takes = state.switchFromMainJob(of: task, finishingMainJob: true)
     lock.unlock()

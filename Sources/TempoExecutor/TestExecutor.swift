@@ -86,8 +86,41 @@ package final class TestExecutor: @unchecked Sendable {
   package static var current: TestExecutor? { bound }
 
   /// ``current``'s task-local, bound only through ``withCurrent(_:isolation:_:)``, which counts
-  /// it for ``currentIfAnyBoundIsOpen``.
-  @TaskLocal private static var bound: TestExecutor?
+  /// it for ``currentIfAnyBoundIsOpen``. Read through ``bound``.
+  @TaskLocal private static var boundLocal: TestExecutor?
+
+  /// The value of ``boundLocal`` for the current task (or thread, outside a task), read as
+  /// `TaskLocal.get()` reads it, by the runtime's lookup of its key, but as the one concrete type
+  /// it is: `get()` is generic, and copies the value through the runtime's value witnesses.
+  /// Read on the path of a job in a scope, several times a job, in debug builds too.
+  private static var bound: TestExecutor? {
+    guard let value = taskLocalValue(forKey: boundKey) else { return nil }
+    // The runtime stores the value as `boundLocal`'s type, `TestExecutor?`, and keeps it while
+    // the binding that set it is in scope, which covers this read.
+    return value.assumingMemoryBound(to: TestExecutor?.self).pointee
+  }
+
+  /// ``boundLocal``'s key, its address: kept as a plain pointer, so that a read does not
+  /// retain and release the task-local, which every thread reads. (It lives as long as the
+  /// process.) Unsafe: only ever read, and only as a key; nothing is read or written through it.
+  nonisolated(unsafe) private static let boundKey = Unmanaged.passUnretained($boundLocal).toOpaque()
+
+  /// The address of ``bound``'s executor, not retained: only compared, where a job is routed.
+  /// Read only while some executor bound as ``current`` is open, as ``currentIfAnyBoundIsOpen``.
+  static var boundAddressIfAnyIsOpen: UnsafeRawPointer? {
+    guard boundAndOpen.load(ordering: .relaxed) > 0,
+      let value = taskLocalValue(forKey: boundKey)
+    else { return nil }
+    // A class reference and an optional raw pointer have one layout.
+    return value.load(as: UnsafeRawPointer?.self)
+  }
+
+  /// Whether the current task is in the scope of an open executor other than this one, which
+  /// takes its jobs instead (as ``currentIfAnyBoundIsOpen``, compared without retaining it).
+  func isInAnotherScope() -> Bool {
+    guard let scoped = Self.boundAddressIfAnyIsOpen else { return false }
+    return scoped != UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+  }
 
   /// Runs `operation` with `executor` as ``current``: a scope's, or an auto-advance driver's
   /// bound as a scope's is. Counts the executor as bound first (``currentIfAnyBoundIsOpen``).
@@ -97,7 +130,7 @@ package final class TestExecutor: @unchecked Sendable {
   ) async rethrows -> Result {
     executor.willBindAsCurrent()
     // The closure names `isolation`, which keeps it in the caller's isolation.
-    return try await $bound.withValue(executor) {
+    return try await $boundLocal.withValue(executor) {
       _ = isolation
       return try await operation()
     }

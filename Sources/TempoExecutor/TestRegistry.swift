@@ -183,20 +183,25 @@ enum TestRegistry {
     // No `Optional.map` or `flatMap` here: a debug build calls them generically, for every job.
     var taskJob: UnsafeRawPointer?
     if let job, JobIdentity.isTask(job) { taskJob = job }
-    let scoped = TestExecutor.currentIfAnyBoundIsOpen
+    // The scope's executor is compared by address first, without retaining it (a contended
+    // reference count, on the path of every job in a scope).
+    let scopedAddress = TestExecutor.boundAddressIfAnyIsOpen
     let running = RunningJob.executor
     // Most jobs come from a job of their test, with no scope or in the running executor's own:
     // the route's first two steps, taken without building it. Refused, the route offers that
     // executor again (and it refuses again).
     if let running {
-      if scoped === running {
+      if scopedAddress == UnsafeRawPointer(Unmanaged.passUnretained(running).toOpaque()) {
         if takes(running) { return running }
-      } else if scoped == nil {
+      } else if scopedAddress == nil {
         var admitted = true
         if let taskJob { admitted = running.admits(task: taskJob) }
         if admitted, takes(running) { return running }
       }
     }
+    // Read again, retained. Should the last bound executor have closed since, this reads nil,
+    // the route of a job with no scope, which is the same: a closed executor takes no job.
+    let scoped = scopedAddress == nil ? nil : TestExecutor.currentIfAnyBoundIsOpen
     // The runtime lets go of a task before it enqueues what the task leaves for (an actor's
     // processing job); the thread still runs the task's job then.
     let current = TestExecutor.currentTaskPointer ?? RunningJob.task

@@ -1,3 +1,4 @@
+import Foundation
 import TempoClocks
 import TempoTestSupport
 import Testing
@@ -7,19 +8,37 @@ import Testing
 /// A job's route reads the scope a task carries (a task-local) only while some executor bound
 /// as a scope's is open: a closed one takes no job, so the route is the same without it.
 @Suite struct ScopeBindingTests {
-  /// Inside a scope, the route sees it.
-  @Test func aScopeIsSeenWhileItIsOpen() async {
+  /// Inside a scope, the route sees it, by reference and by address; its executor is the
+  /// scope's, any other is another scope's.
+  @Test func aScopeIsSeenWhileItIsOpen() async throws {
     guard #available(TempoTestExecutor 1.0, *) else { return }
+    let other = TestExecutor()
+    defer { other.close() }
     #expect(TestExecutor.currentIfAnyBoundIsOpen == nil)
-    await withTestExecutor {
-      let scoped = TestExecutor.current
-      #expect(scoped != nil)
+    #expect(!other.isInAnotherScope())
+    try await withTestExecutor {
+      let scoped = try #require(TestExecutor.current)
+      let address = UnsafeRawPointer(Unmanaged.passUnretained(scoped).toOpaque())
       #expect(TestExecutor.currentIfAnyBoundIsOpen === scoped)
-      #expect(scoped?.isCountedAsBoundAndOpen == true)
+      #expect(TestExecutor.boundAddressIfAnyIsOpen == address)
+      #expect(scoped.isCountedAsBoundAndOpen)
+      #expect(!scoped.isInAnotherScope())
+      #expect(other.isInAnotherScope())
       await Task {
         #expect(TestExecutor.currentIfAnyBoundIsOpen === scoped)
+        #expect(TestExecutor.boundAddressIfAnyIsOpen == address)
+        #expect(other.isInAnotherScope())
       }.value
+      // Off any task, on a thread, nothing is bound.
+      let unbound = await withCheckedContinuation { continuation in
+        Thread.detachNewThread {
+          continuation.resume(
+            returning: TestExecutor.current == nil && TestExecutor.boundAddressIfAnyIsOpen == nil)
+        }
+      }
+      #expect(unbound)
     }
+    #expect(TestExecutor.boundAddressIfAnyIsOpen == nil)
   }
 
   /// Bound twice, an executor is counted once; closed, it is not counted, and bound after it
