@@ -113,23 +113,33 @@ struct YieldedTasks {
   ) -> Look {
     guard mayHaveEscaped, let point = YieldResumePoint.function else { return Look() }
     var found = Look()
-    tasks.removeAll { task in
+    // A loop that moves the kept tasks down, rather than `removeAll(where:)`: a debug build
+    // runs that one generically, through a closure per task, at the end of every scope.
+    var kept = 0
+    var index = 0
+    let count = tasks.count
+    while index < count {
+      let task = tasks[index]
       if tempo_task_is_complete(task) {
         found.ended.append(task)
-        return true
+      } else {
+        let resumesAt = tempo_task_resume_function(task)
+        if resumesAt == point, !skipping(task) {
+          let priority = JobIdentity.priority(task)
+          let lowest = found.yieldingPriority ?? priority
+          found.yieldingPriority = priority < lowest ? priority : lowest
+        }
+        if let resumesAt, !sleepPoints.isEmpty, sleepPoints.contains(resumesAt),
+          !tempo_task_is_runnable(task)
+        {
+          found.sleeping.append(task)
+        }
+        if kept != index { tasks[kept] = task }
+        kept += 1
       }
-      let resumesAt = tempo_task_resume_function(task)
-      if resumesAt == point, !skipping(task) {
-        let priority = JobIdentity.priority(task)
-        found.yieldingPriority = min(found.yieldingPriority ?? priority, priority)
-      }
-      if let resumesAt, !sleepPoints.isEmpty, sleepPoints.contains(resumesAt),
-        !tempo_task_is_runnable(task)
-      {
-        found.sleeping.append(task)
-      }
-      return false
+      index += 1
     }
+    if kept < count { tasks.removeLast(count - kept) }
     mayHaveEscaped = found.yielding
     return found
   }
