@@ -105,8 +105,10 @@ package final class TestExecutor: @unchecked Sendable {
   /// process.) Unsafe: only ever read, and only as a key; nothing is read or written through it.
   nonisolated(unsafe) private static let boundKey = Unmanaged.passUnretained($boundLocal).toOpaque()
 
-  /// The address of ``bound``'s executor, not retained: only compared, where a job is routed.
-  /// Read only while some executor bound as ``current`` is open, as ``currentIfAnyBoundIsOpen``.
+  /// The address of ``bound``'s executor, not retained: only compared, where a job is routed,
+  /// never followed. The binding holds the executor strongly for as long as the task is in its
+  /// scope, so the address is that executor's and no other's. Read only while some executor
+  /// bound as ``current`` is open, as ``currentIfAnyBoundIsOpen``.
   static var boundAddressIfAnyIsOpen: UnsafeRawPointer? {
     guard boundAndOpen.load(ordering: .relaxed) > 0,
       let value = taskLocalValue(forKey: boundKey)
