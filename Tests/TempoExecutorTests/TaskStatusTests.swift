@@ -8,27 +8,14 @@ import Testing
 /// its executor has ended. Only this platform's layout is checked here (Linux's flags; Apple's
 /// execution lock is read by the same function and not run here).
 @Suite struct TaskStatusTests {
-  final class Slot: @unchecked Sendable {
-    // Invariant: written once by the task, read after the test has seen it written.
-    nonisolated(unsafe) var task: UnsafeRawPointer?
-  }
-
   @Test func theCurrentTaskIsRunning() {
     let current = withUnsafeCurrentTask { unsafeBitCast($0!, to: UnsafeRawPointer.self) }
     #expect(tempo_task_is_runnable(current))
   }
 
   @Test func aSuspendedTaskIsNotRunningNorAnEndedOneKeptAlive() async throws {
-    let slot = Slot()
-    let (stream, continuation) = AsyncStream<Void>.makeStream()
-    let (started, ready) = AsyncStream<Void>.makeStream()
-    let waiting = Task {
-      slot.task = withUnsafeCurrentTask { unsafeBitCast($0!, to: UnsafeRawPointer.self) }
-      ready.yield()
-      for await _ in stream {}
-    }
-    for await _ in started { break }
-    let task = try #require(slot.task)
+    let waiting = try await WaitingTask.start()
+    let task = waiting.address
     tempo_task_retain(task)
     defer { tempo_task_release(task) }
     // It is running until it suspends in the loop: it reads not running once it has.
@@ -38,15 +25,14 @@ import Testing
       if !suspended { await Task.yield() }
     }
     #expect(suspended)
-    continuation.finish()
-    await waiting.value
+    await waiting.end()
     #expect(!tempo_task_is_runnable(task))
   }
 
   /// A task that waits to enter an actor another task holds is queued there: runnable.
   @Test func aTaskQueuedOnABusyActorIsRunnable() async throws {
     let gate = Gate()
-    let slot = Slot()
+    let slot = WaitingTask.Slot()
     let holder = Task { await gate.hold() }
     await gate.waitUntilHeld()
     let queued = Task.detached {
@@ -73,7 +59,7 @@ extension TaskStatusTests {
   /// A task running a job on the main queue (a main-actor task's first job) reads as running
   /// from another thread, from its first line to its last.
   @Test func aTaskRunningAMainActorJobIsRunnableFromAnotherThread() async throws {
-    let slot = Slot()
+    let slot = WaitingTask.Slot()
     let started = Flag()
     let done = Flag()
     let task = Task { @MainActor in
