@@ -20,11 +20,16 @@ public enum Sizes {
 /// The checked-in allocation thresholds allow a hundredth of an allocation per action (plus two):
 /// a run's count varies by a few with how the arrays it fills happen to grow, while one more
 /// allocation per action is `size` more.
+///
+/// One warm-up run at every size: the tool runs each benchmark in a process of its own, and the
+/// first test executor of a process makes what the process keeps (the runtime's hooks, the
+/// threads' slots, the hang watch's tables), about 1,100 allocations that one of the three
+/// samples of a large size would otherwise count.
 public func configuration(size: Int) -> Benchmark.Configuration {
   .init(
     metrics: [.wallClock, .mallocCountTotal, .throughput],
     timeUnits: .microseconds,
-    warmupIterations: size >= 100_000 ? 0 : 1,
+    warmupIterations: 1,
     scalingFactor: .one,
     maxDuration: .seconds(size >= 100_000 ? 30 : 5),
     maxIterations: size >= 10_000 ? 3 : 20,
