@@ -74,7 +74,7 @@ struct YieldedTasks {
     tasks.append(task)
     guard tasks.count >= pruneAt else { return [] }
     var ended: [UnsafeRawPointer] = []
-    tasks.removeAll { task in
+    removeTasks { task in
       guard tempo_task_is_complete(task) else { return false }
       ended.append(task)
       return true
@@ -113,33 +113,24 @@ struct YieldedTasks {
   ) -> Look {
     guard mayHaveEscaped, let point = YieldResumePoint.function else { return Look() }
     var found = Look()
-    // A loop that moves the kept tasks down, rather than `removeAll(where:)`: a debug build
-    // runs that one generically, through a closure per task, at the end of every scope.
-    var kept = 0
-    var index = 0
-    let count = tasks.count
-    while index < count {
-      let task = tasks[index]
+    removeTasks { task in
       if tempo_task_is_complete(task) {
         found.ended.append(task)
-      } else {
-        let resumesAt = tempo_task_resume_function(task)
-        if resumesAt == point, !skipping(task) {
-          let priority = JobIdentity.priority(task)
-          let lowest = found.yieldingPriority ?? priority
-          found.yieldingPriority = priority < lowest ? priority : lowest
-        }
-        if let resumesAt, !sleepPoints.isEmpty, sleepPoints.contains(resumesAt),
-          !tempo_task_is_runnable(task)
-        {
-          found.sleeping.append(task)
-        }
-        if kept != index { tasks[kept] = task }
-        kept += 1
+        return true
       }
-      index += 1
+      let resumesAt = tempo_task_resume_function(task)
+      if resumesAt == point, !skipping(task) {
+        let priority = JobIdentity.priority(task)
+        let lowest = found.yieldingPriority ?? priority
+        found.yieldingPriority = priority < lowest ? priority : lowest
+      }
+      if let resumesAt, !sleepPoints.isEmpty, sleepPoints.contains(resumesAt),
+        !tempo_task_is_runnable(task)
+      {
+        found.sleeping.append(task)
+      }
+      return false
     }
-    if kept < count { tasks.removeLast(count - kept) }
     mayHaveEscaped = found.yielding
     return found
   }
@@ -153,7 +144,7 @@ struct YieldedTasks {
   mutating func dropBlocked() -> [UnsafeRawPointer] {
     guard let point = YieldResumePoint.function else { return [] }
     var dropped: [UnsafeRawPointer] = []
-    tasks.removeAll { task in
+    removeTasks { task in
       guard tempo_task_resume_function(task) == point, tempo_task_is_runnable(task) else {
         return false
       }
@@ -171,6 +162,24 @@ struct YieldedTasks {
   /// - Complexity: O(*n*), where *n* is the number of tasks watched.
   func hasUnfinished(skipping: [UnsafeRawPointer?]) -> Bool {
     tasks.contains { task in !skipping.contains(task) && !tempo_task_is_complete(task) }
+  }
+
+  /// Removes the tasks `isRemoved` picks, and keeps the others in order: one loop that moves the
+  /// kept tasks down, rather than `removeAll(where:)`, which a debug build runs generically, at
+  /// the end of every scope that saw an actor (``look(skipping:sleepPoints:)``).
+  private mutating func removeTasks(where isRemoved: (UnsafeRawPointer) -> Bool) {
+    var kept = 0
+    var index = 0
+    let count = tasks.count
+    while index < count {
+      let task = tasks[index]
+      if !isRemoved(task) {
+        if kept != index { tasks[kept] = task }
+        kept += 1
+      }
+      index += 1
+    }
+    if kept < count { tasks.removeLast(count - kept) }
   }
 
   /// Stops watching every task; the caller releases them after unlocking.
