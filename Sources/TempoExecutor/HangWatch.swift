@@ -187,12 +187,21 @@ package final class HangWatch: @unchecked Sendable {
   /// for its next look): each is its own group, and needs ``workLooksBeyondSleeps`` looks more
   /// than a sleep, so that the sleeps of a blocked test are reported and ended first.
   private var work: HangWatchState<WatchedWork>
-  /// The key of the watch of each source that has one, by the source's address; a key whose
-  /// watch is gone, or follows another source, is stale.
-  private var watchOfSource: [ObjectIdentifier: ObjectIdentifier] = [:]
+  /// The watch of each source that has one, and its test, by the source's address. A source
+  /// that goes away takes its entry out (``sourceEnded(_:)``), and its test's count with it,
+  /// while its watch waits in `work` for the next look; a watch whose entry is gone counts for
+  /// nothing.
+  private var watchOfSource: [ObjectIdentifier: WatchIndex] = [:]
   /// How many sources are followed for each test, by its task's address (at most
   /// ``sourcesPerTest``).
   private var sourcesOfTest: [UnsafeRawPointer: Int] = [:]
+
+  /// A source's entry in ``watchOfSource``: the key of its watch, and the task of its test.
+  private struct WatchIndex {
+    let key: ObjectIdentifier
+    let test: UnsafeRawPointer
+  }
+
   private var mainQueue: MainQueueWatchState<TestExecutor>
   private var isLooking = false
   private var lastLook = DispatchTime.now()
@@ -285,8 +294,7 @@ package final class HangWatch: @unchecked Sendable {
       let count = sourcesOfTest[watched.test, default: 0]
       guard existing == nil, count < Self.sourcesPerTest else { return (false, existing, false) }
       sourcesOfTest[watched.test] = count + 1
-      // A watch of a source that went away at the same address is dropped at its next look.
-      watchOfSource[watched.sourceID] = key
+      watchOfSource[watched.sourceID] = WatchIndex(key: key, test: watched.test)
       work.add(key, watched, group: key, first: first)
       return (true, nil, beginLooking())
     }
@@ -304,20 +312,50 @@ package final class HangWatch: @unchecked Sendable {
     return existing == nil && hasRoom
   }
 
-  /// Forgets the index entries and counts of `dropped`, watches no longer followed (the index
-  /// may have moved on to another watch of the same address). Called under the lock.
+  /// The source at `address` is going away (its `deinit`): its watch no longer counts for its
+  /// test, which has room for another at once, rather than at the next look. The watch itself
+  /// waits for that look, which drops it (its source is gone): releasing it here would put its
+  /// end, and the test's task it may be the last to hold, on the path of the test.
+  func sourceEnded(_ address: ObjectIdentifier) {
+    lock.withLock {
+      // The source is alive until its `deinit` returns, so the entry under its address is its
+      // own watch's.
+      guard let index = watchOfSource.removeValue(forKey: address) else { return }
+      uncount(index.test)
+    }
+  }
+
+  /// Whether a watch follows the source at `address` (for Tempo's tests).
+  func follows(sourceAt address: ObjectIdentifier) -> Bool {
+    lock.withLock { watchOfSource[address] != nil }
+  }
+
+  /// How many sources are followed for the test whose task is `test` (for Tempo's tests).
+  func sourcesFollowed(forTest test: UnsafeRawPointer) -> Int {
+    lock.withLock { sourcesOfTest[test, default: 0] }
+  }
+
+  /// Forgets the index entries and counts of `dropped`, watches no longer followed, but of those
+  /// whose source took them out when it went away. Called under the lock, with the watches
+  /// read at the look (which holds them, so no new watch has taken one's key meanwhile).
   private func forgetSources(of dropped: [(key: ObjectIdentifier, payload: WatchedWork)]) {
     for (key, watched) in dropped where work.payload(of: key) == nil {
-      if watchOfSource[watched.sourceID] == key { watchOfSource[watched.sourceID] = nil }
-      let count = sourcesOfTest[watched.test, default: 1] - 1
-      sourcesOfTest[watched.test] = count > 0 ? count : nil
+      guard watchOfSource[watched.sourceID]?.key == key else { continue }
+      watchOfSource[watched.sourceID] = nil
+      uncount(watched.test)
     }
+  }
+
+  /// One source fewer is followed for `test`. Called under the lock.
+  private func uncount(_ test: UnsafeRawPointer) {
+    let count = sourcesOfTest[test, default: 1] - 1
+    sourcesOfTest[test] = count > 0 ? count : nil
   }
 
   /// The watch that follows `source`, if any. Called under the lock; the answer is released
   /// after unlocking.
   private func watchedWork(of source: any WatchedWorkSource) -> WatchedWork? {
-    guard let key = watchOfSource[ObjectIdentifier(source)],
+    guard let key = watchOfSource[ObjectIdentifier(source)]?.key,
       let existing = work.payload(of: key), existing.source === source
     else { return nil }
     return existing

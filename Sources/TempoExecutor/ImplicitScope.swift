@@ -187,6 +187,11 @@ extension ImplicitScope {
     HangWatch.shared.watchPendingWork(of: source)
   }
 
+  package func pendingWorkSourceEnded(_ source: ObjectIdentifier) {
+    guard #available(TempoTestExecutor 1.0, *), TestExecutor.isSupported else { return }
+    HangWatch.shared.sourceEnded(source)
+  }
+
   package func startDriver(
     at location: SourceLocation, probesOnly: Bool, _ drive: @escaping @Sendable () async -> Void
   ) {

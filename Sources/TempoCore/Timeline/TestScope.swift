@@ -45,6 +45,11 @@ package protocol TestScope: AnyObject, Sendable {
   /// ``WatchedWorkSource``), and ``mayWatchPendingWork``: the scope lets the hang watch follow
   /// the source for the test the current task belongs to, if any.
   func watchPendingWork(of source: any WatchedWorkSource)
+
+  /// `source`, whose address this is, is going away (its `deinit`) after asking for a watch of
+  /// its pending work: the watch of it, if any, no longer counts for its test, which may have
+  /// the hang watch follow another source in its place at once.
+  func pendingWorkSourceEnded(_ source: ObjectIdentifier)
 }
 
 /// Quiet, as a test executor keeps it: no job of the test queued or running. An async drive
