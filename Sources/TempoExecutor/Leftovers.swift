@@ -11,7 +11,8 @@ package import TempoCore
 package final class Leftovers: @unchecked Sendable {
   // Invariant: `lock` guards `sources` and `background`, and is held only inside these
   // methods, which call nothing out; the references they answer are released after unlocking.
-  private let lock = Lock()
+  // The lock is the executor's: no method here is called with it held.
+  private let lock: Lock
   private var sources: [WeakSource] = []
   private var background: [BackgroundWork] = []
 
@@ -19,19 +20,38 @@ package final class Leftovers: @unchecked Sendable {
     weak var source: (any LeftoverWorkSource)?
   }
 
-  package init() {}
+  /// Guards the lists with `lock`, its executor's (which saves a lock's allocations per test).
+  init(lock: Lock) {
+    self.lock = lock
+  }
 
   /// Lists `source`'s pending work when the test ends (once, however often it is added).
   package func add(_ source: any LeftoverWorkSource) {
-    lock.withLock {
-      // A new executor's list is empty, with nothing to prune or look through: skipped, since
-      // a debug build runs `removeAll(where:)` and `contains(where:)` generically.
-      if !sources.isEmpty {
-        sources.removeAll { $0.source == nil }
-        guard !sources.contains(where: { $0.source === source }) else { return }
+    let live = lock.withLock { () -> [any LeftoverWorkSource] in
+      // A new executor's list is empty, with nothing to prune or look through.
+      guard !sources.isEmpty else {
+        sources.append(WeakSource(source: source))
+        return []
       }
-      sources.append(WeakSource(source: source))
+      // The sources gone are dropped. Each live one is read strongly, and released only after
+      // unlocking: if its owner let go of it meanwhile, that release runs its `deinit`, which
+      // releases the actions it still holds, and whatever they hold may enqueue a job on this
+      // executor, whose lock this is.
+      var live: [any LeftoverWorkSource] = []
+      var isListed = false
+      var kept = 0
+      for index in sources.indices {
+        guard let listed = sources[index].source else { continue }
+        if listed === source { isListed = true }
+        live.append(listed)
+        sources[kept] = sources[index]
+        kept += 1
+      }
+      sources.removeLast(sources.count - kept)
+      if !isListed { sources.append(WeakSource(source: source)) }
+      return live
     }
+    withExtendedLifetime(live) {}
   }
 
   /// The pending work of every source still alive that has some, one description each.

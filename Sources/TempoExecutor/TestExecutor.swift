@@ -183,7 +183,7 @@ package final class TestExecutor: @unchecked Sendable {
 
   /// The time sources made for this test and its background work, which the end of the test
   /// looks at (see `TestExecutor+Leftovers.swift`).
-  package let leftovers = Leftovers()
+  package let leftovers: Leftovers
 
   /// How many jobs one ``settle(at:)`` lets run before it says the work does not go quiet
   /// (a task-local, so that a test can lower it for itself).
@@ -255,6 +255,7 @@ package final class TestExecutor: @unchecked Sendable {
   ) {
     state.includesMainQueueBlocks = includingMainQueueBlocks
     state.pumpsOnMainQueue = pumpsOnMainQueue
+    leftovers = Leftovers(lock: lock)
     self.root = root
     self.pumpsOnMainQueue = pumpsOnMainQueue
     self.scope = scope
