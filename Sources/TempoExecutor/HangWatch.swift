@@ -188,9 +188,8 @@ package final class HangWatch: @unchecked Sendable {
   /// than a sleep, so that the sleeps of a blocked test are reported and ended first.
   private var work: HangWatchState<WatchedWork>
   /// The watch of each source that has one, and its test, by the source's address. A source
-  /// that goes away takes its entry out (``sourceEnded(_:)``), and its test's count with it,
-  /// while its watch waits in `work` for the next look; a watch whose entry is gone counts for
-  /// nothing.
+  /// that goes away takes its entry out, with its watch and its test's count
+  /// (``sourceEnded(_:)``).
   private var watchOfSource: [ObjectIdentifier: WatchIndex] = [:]
   /// How many sources are followed for each test, by its task's address (at most
   /// ``sourcesPerTest``).
@@ -312,17 +311,19 @@ package final class HangWatch: @unchecked Sendable {
     return existing == nil && hasRoom
   }
 
-  /// The source at `address` is going away (its `deinit`): its watch no longer counts for its
-  /// test, which has room for another at once, rather than at the next look. The watch itself
-  /// waits for that look, which drops it (its source is gone): releasing it here would put its
-  /// end, and the test's task it may be the last to hold, on the path of the test.
+  /// The source at `address` is going away (its `deinit`): its watch ends now, rather than at
+  /// the next look. Its test has room for another at once, the test's task is let go of, and
+  /// the watch's tables do not grow with the watches of tests that ended since the last look.
   func sourceEnded(_ address: ObjectIdentifier) {
-    lock.withLock {
+    let removed = lock.withLock { () -> WatchedWork? in
       // The source is alive until its `deinit` returns, so the entry under its address is its
-      // own watch's.
-      guard let index = watchOfSource.removeValue(forKey: address) else { return }
+      // own watch's. (A look that read the watch before still holds it, and finds it gone.)
+      guard let index = watchOfSource.removeValue(forKey: address) else { return nil }
       uncount(index.test)
+      return work.remove(index.key)
     }
+    // After unlocking: its deinit ends the watch and releases the test's task.
+    withExtendedLifetime(removed) {}
   }
 
   /// Whether a watch follows the source at `address` (for Tempo's tests).
@@ -337,7 +338,7 @@ package final class HangWatch: @unchecked Sendable {
 
   /// Forgets the index entries and counts of `dropped`, watches no longer followed, but of those
   /// whose source took them out when it went away. Called under the lock, with the watches
-  /// read at the look (which holds them, so no new watch has taken one's key meanwhile).
+  /// read at the look, which holds them: no new watch has taken one's key meanwhile.
   private func forgetSources(of dropped: [(key: ObjectIdentifier, payload: WatchedWork)]) {
     for (key, watched) in dropped where work.payload(of: key) == nil {
       guard watchOfSource[watched.sourceID]?.key == key else { continue }

@@ -47,8 +47,8 @@ package protocol TestScope: AnyObject, Sendable {
   func watchPendingWork(of source: any WatchedWorkSource)
 
   /// `source`, whose address this is, is going away (its `deinit`) after asking for a watch of
-  /// its pending work: the watch of it, if any, no longer counts for its test, which may have
-  /// the hang watch follow another source in its place at once.
+  /// its pending work: the watch of it, if any, ends now, rather than at the hang watch's next
+  /// look, and its test may have another source followed in its place.
   func pendingWorkSourceEnded(_ source: ObjectIdentifier)
 }
 

@@ -168,8 +168,8 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     // so pending work of a timeline that is gone holds on to nothing. (No other thread can reach
     // a handle's action any more: their weak references to the timeline are already nil.)
     withExtendedLifetime(state.releaseAll()) {}
-    // The hang watch's count of its test's sources drops now, not at its next look. A lone
-    // clock's timeline never asks for a watch (its flag is set from the start).
+    // The hang watch's watch of it ends now, not at its next look. A lone clock's timeline
+    // never asks for a watch (its flag is set from the start).
     if isPendingWorkWatched, actionsRunOnTheCallersActor {
       scope.pendingWorkSourceEnded(ObjectIdentifier(self))
     }
