@@ -640,6 +640,28 @@ struct AutoAdvancing: Sendable {
     #expect(issues.first?.contains("due at 3.0 seconds since the scheduler's start") == true)
   }
 
+  /// A test that made more schedulers than the watch follows for one test (64), each run and
+  /// gone before the next, as a loop over inputs does: its hang on the last one's work is
+  /// still reported.
+  @Test func aPipelineOnTheLastOfManySchedulersIsReportedAndEnded() async {
+    for input in 0..<100 {
+      let scheduler = DispatchQueue.test
+      var received: [Int] = []
+      let delivery = Just(input).delay(for: .seconds(1), scheduler: scheduler).sink {
+        received.append($0)
+      }
+      await scheduler.advance(by: .seconds(1))
+      #expect(received == [input])
+      delivery.cancel()
+    }
+    let scheduler = DispatchQueue.test
+    var received: [Int]?
+    let issues = await hangReports { received = await Self.readDelayedValue(on: scheduler) }
+    #expect(received == [])
+    #expect(issues.count == 1)
+    #expect(issues.first?.contains("TestScheduler (DispatchQueue.test) has 2 pending") == true)
+  }
+
   /// Work that the test advances is never taken for a hang, however long the test runs.
   @Test func aPipelineThatTheTestAdvancesIsNotReported() async {
     let scheduler = DispatchQueue.test
