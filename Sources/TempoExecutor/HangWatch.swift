@@ -187,20 +187,12 @@ package final class HangWatch: @unchecked Sendable {
   /// for its next look): each is its own group, and needs ``workLooksBeyondSleeps`` looks more
   /// than a sleep, so that the sleeps of a blocked test are reported and ended first.
   private var work: HangWatchState<WatchedWork>
-  /// The watch of each source that has one, and its test, by the source's address. A source
-  /// that goes away takes its entry out, with its watch and its test's count
-  /// (``sourceEnded(_:)``).
-  private var watchOfSource: [ObjectIdentifier: WatchIndex] = [:]
+  /// The key of the watch of each source that has one, by the source's address: an entry and
+  /// its watch in `work` go together (``sourceEnded(_:)``, ``forgetSources(of:)``).
+  private var watchOfSource: [ObjectIdentifier: ObjectIdentifier] = [:]
   /// How many sources are followed for each test, by its task's address (at most
   /// ``sourcesPerTest``).
   private var sourcesOfTest: [UnsafeRawPointer: Int] = [:]
-
-  /// A source's entry in ``watchOfSource``: the key of its watch, and the task of its test.
-  private struct WatchIndex {
-    let key: ObjectIdentifier
-    let test: UnsafeRawPointer
-  }
-
   private var mainQueue: MainQueueWatchState<TestExecutor>
   private var isLooking = false
   private var lastLook = DispatchTime.now()
@@ -293,7 +285,7 @@ package final class HangWatch: @unchecked Sendable {
       let count = sourcesOfTest[watched.test, default: 0]
       guard existing == nil, count < Self.sourcesPerTest else { return (false, existing, false) }
       sourcesOfTest[watched.test] = count + 1
-      watchOfSource[watched.sourceID] = WatchIndex(key: key, test: watched.test)
+      watchOfSource[watched.sourceID] = key
       work.add(key, watched, group: key, first: first)
       return (true, nil, beginLooking())
     }
@@ -318,9 +310,11 @@ package final class HangWatch: @unchecked Sendable {
     let removed = lock.withLock { () -> WatchedWork? in
       // The source is alive until its `deinit` returns, so the entry under its address is its
       // own watch's. (A look that read the watch before still holds it, and finds it gone.)
-      guard let index = watchOfSource.removeValue(forKey: address) else { return nil }
-      uncount(index.test)
-      return work.remove(index.key)
+      guard let key = watchOfSource.removeValue(forKey: address),
+        let removed = work.remove(key)
+      else { return nil }
+      uncount(removed.test)
+      return removed
     }
     // After unlocking: its deinit ends the watch and releases the test's task.
     withExtendedLifetime(removed) {}
@@ -341,7 +335,7 @@ package final class HangWatch: @unchecked Sendable {
   /// read at the look, which holds them: no new watch has taken one's key meanwhile.
   private func forgetSources(of dropped: [(key: ObjectIdentifier, payload: WatchedWork)]) {
     for (key, watched) in dropped where work.payload(of: key) == nil {
-      guard watchOfSource[watched.sourceID]?.key == key else { continue }
+      guard watchOfSource[watched.sourceID] == key else { continue }
       watchOfSource[watched.sourceID] = nil
       uncount(watched.test)
     }
@@ -356,7 +350,7 @@ package final class HangWatch: @unchecked Sendable {
   /// The watch that follows `source`, if any. Called under the lock; the answer is released
   /// after unlocking.
   private func watchedWork(of source: any WatchedWorkSource) -> WatchedWork? {
-    guard let key = watchOfSource[ObjectIdentifier(source)]?.key,
+    guard let key = watchOfSource[ObjectIdentifier(source)],
       let existing = work.payload(of: key), existing.source === source
     else { return nil }
     return existing

@@ -39,15 +39,12 @@ package final class Leftovers: @unchecked Sendable {
       // executor, whose lock this is.
       var live: [any LeftoverWorkSource] = []
       var isListed = false
-      var kept = 0
-      for index in sources.indices {
-        guard let listed = sources[index].source else { continue }
+      sources.removeAll { weak in
+        guard let listed = weak.source else { return true }
         if listed === source { isListed = true }
         live.append(listed)
-        sources[kept] = sources[index]
-        kept += 1
+        return false
       }
-      sources.removeLast(sources.count - kept)
       if !isListed { sources.append(WeakSource(source: source)) }
       return live
     }
