@@ -118,7 +118,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
   /// Throws `CancellationError` at once if the task is (or becomes) cancelled; a cancelled
   /// sleeper leaves nothing pending.
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
-    try Task.checkCancellation()
+    if Task.isCancelled { try await TestSleeps.sleepOfCancelledTask() }
     guard now < deadline else { return }
     let sleeper = timeline.makeSleeper()
     do {
@@ -126,9 +126,7 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
         try await withUnsafeThrowingContinuation { continuation in
           TestSleeps.willWait()
           guard sleeper.install(continuation) else { return }
-          let handle = timeline.schedule(after: deadline, interval: nil, at: creation) {
-            sleeper.wake()
-          }
+          let handle = timeline.scheduleWake(of: sleeper, after: deadline, at: creation)
           sleeper.hold(handle)
           TestSleeps.watchForHangs(sleeper, handle: handle, clock: creation)
         }
@@ -138,6 +136,10 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
     } catch let ended as EndedBlockedOnTime {
       // The test was blocked on this sleep: say so where the test is, then end it.
       ended.report?.deliver()
+      throw CancellationError()
+    } catch let ended as EndedWithItsTest {
+      // The test ended with this sleep pending: the task is cancelled.
+      ended.cancelCurrentTask()
       throw CancellationError()
     }
     // Woken by an advance (a cancelled sleep throws above): tell the advance this task runs.

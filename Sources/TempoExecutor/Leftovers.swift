@@ -51,19 +51,23 @@ package final class Leftovers: @unchecked Sendable {
     withExtendedLifetime(live) {}
   }
 
-  /// The pending work of every source still alive that has some, one description each.
-  package var pending: [String] {
+  /// The sources still alive.
+  package var liveSources: [any LeftoverWorkSource] {
     // By hand: a debug build applies a key path given as a function through the runtime's
     // key path machinery, and runs `compactMap` generically, at the end of every test.
-    let live = lock.withLock { () -> [any LeftoverWorkSource] in
+    lock.withLock { () -> [any LeftoverWorkSource] in
       var live: [any LeftoverWorkSource] = []
       for weak in sources {
         if let source = weak.source { live.append(source) }
       }
       return live
     }
+  }
+
+  /// The pending work of every source still alive that has some, one description each.
+  package var pending: [String] {
     var descriptions: [String] = []
-    for source in live {
+    for source in liveSources {
       if let description = source.leftoverDescription { descriptions.append(description) }
     }
     return descriptions

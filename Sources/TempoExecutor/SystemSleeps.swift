@@ -227,8 +227,11 @@ extension TestExecutor {
     }
     let sleep = Sleeper()
     _ = sleep.install { error in
-      guard let ended = error as? EndedBlockedOnTime else { return }
-      self.systemSleepWasBlocked(sleeper, report: ended.report)
+      if let ended = error as? EndedBlockedOnTime {
+        self.systemSleepWasBlocked(sleeper, report: ended.report)
+      } else if let ended = error as? EndedWithItsTest {
+        self.systemSleepEndedWithItsTest(sleeper, ended)
+      }
     }
     tempo_task_retain(current)
     let added = lock.withLock {
@@ -247,6 +250,8 @@ extension TestExecutor {
     }
     // Ended meanwhile (cancelled, or the executor closed), the wake-up is cancelled at once.
     sleep.hold(handle)
+    // One of the sleeps the end of the test ends, if still pending then.
+    handle.noteSleeper(sleep)
     TestSleeps.watchForHangs(sleep, handle: handle, clock: clock.creation)
     return true
   }
@@ -282,6 +287,16 @@ extension TestExecutor {
     }
     guard let pending else { return }
     if !accept(pending.wake) { TaskLineage.runOnSystemThread(pending.wake) }
+    tempo_task_release(pending.sleeper)
+  }
+
+  /// The end of the test ended `sleeper`'s system sleep, still pending: its task is cancelled,
+  /// which the sleep throws as `CancellationError`, and the end of the test sees whether it
+  /// finishes (see ``EndedSleeps``), as for a sleep on the clock itself.
+  private func systemSleepEndedWithItsTest(_ sleeper: TaskRef, _ ended: EndedWithItsTest) {
+    guard let pending = lock.withLock({ systemSleeps.remove(sleeper) }) else { return }
+    ended.cancel(pending.sleeper)
+    TaskLineage.runOnSystemThread(pending.wake)
     tempo_task_release(pending.sleeper)
   }
 

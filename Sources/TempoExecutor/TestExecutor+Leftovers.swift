@@ -1,3 +1,4 @@
+package import TempoCore
 @_spi(TempoInternals) package import TempoSupport
 
 // What a test leaves behind when it ends: the end of a `withTestExecutor` scope (or a
@@ -11,20 +12,51 @@ extension TestExecutor {
   /// In order: the work already started goes quiet (it may end by itself); each background
   /// task is cancelled, and the work goes quiet again, so that a background task that ends when
   /// cancelled has ended (cancel and join); then every time source of the test is asked for its
-  /// pending work. A background task still running after that is named, not waited for: waiting
-  /// for a task that ignores cancellation would hang the test.
+  /// pending work. At the end of the test (`endingSleeps`), each sleep still pending is then
+  /// ended and the work goes quiet once more (``endSleeps(of:at:isolation:)``). A task still
+  /// running after that is named, not waited for: waiting for a task that ignores cancellation
+  /// would hang the test.
   ///
-  /// - Parameter tasksAreRunning: Whether a task started in the test has not completed, when
-  ///   that is known (a ``TaskCensus``), asked once everything else is done.
+  /// - Parameters:
+  ///   - tasksAreRunning: Whether a task started in the test has not completed, when that is
+  ///     known (a ``TaskCensus``), asked once everything else is done.
+  ///   - endingSleeps: Whether the test ends here, and its sleeps end with it; false for a
+  ///     check in the middle of a test.
   package func leftoverWork(
-    tasksAreRunning: () -> Bool, at location: SourceLocation,
+    tasksAreRunning: () -> Bool, endingSleeps: Bool, at location: SourceLocation,
     isolation: isolated (any Actor)? = #isolation
   ) async -> String? {
     let stuck = await endBackgroundWork(at: location)
     let pending = leftovers.pending
+    let unfinished = endingSleeps ? await endSleeps(of: leftovers.liveSources, at: location) : []
     let running = pending.isEmpty && tasksAreRunning()
     guard !pending.isEmpty || running || !stuck.isEmpty else { return nil }
-    return LeftoverMessage.compose(pending: pending, tasksAreRunning: running, stuck: stuck)
+    return LeftoverMessage.compose(
+      pending: pending, tasksAreRunning: running, stuck: stuck, unfinished: unfinished)
+  }
+
+  /// Ends every sleep still pending on `sources` (see ``EndedSleeps``): each throws into its
+  /// task, which is cancelled; then the test's work goes quiet, so that what those tasks do on
+  /// their way out runs in this test. Answers the sleeps whose task has not finished, one
+  /// description each.
+  package func endSleeps(
+    of sources: [any LeftoverWorkSource], at location: SourceLocation,
+    isolation: isolated (any Actor)? = #isolation
+  ) async -> [String] {
+    var sleeps: [PendingSleep] = []
+    for source in sources { sleeps += source.pendingSleeps }
+    guard let ended = EndedSleeps.end(sleeps) else { return [] }
+    await waitForQuiet(at: location)
+    return ended.unfinished()
+  }
+
+  /// Waits, where the caller is, for the test's work to go quiet, then stops driving (see
+  /// ``endBackgroundWork(at:isolation:)``).
+  package func waitForQuiet(
+    at location: SourceLocation, isolation: isolated (any Actor)? = #isolation
+  ) async {
+    await settle(in: isolation, at: location)
+    if let task = Self.currentTaskPointer { lock.withLock { state.endDriving(task) } }
   }
 }
 
@@ -59,7 +91,7 @@ extension TestExecutor {
 /// The words of the leftover-work report.
 package enum LeftoverMessage {
   package static func compose(
-    pending: [String], tasksAreRunning: Bool, stuck: [BackgroundWork]
+    pending: [String], tasksAreRunning: Bool, stuck: [BackgroundWork], unfinished: [String] = []
   ) -> String {
     var lines = ["The test ended with work left over:"]
     lines += pending
@@ -74,8 +106,14 @@ package enum LeftoverMessage {
         "The background task started at \(work.location.fileID):\(work.location.line) did not "
           + "end when it was cancelled, so the test could not wait for it.")
     }
+    for sleep in unfinished {
+      lines.append(
+        "The task of the sleep \(sleep) was cancelled as the test ended and did not finish: it "
+          + "ignores cancellation, or waits on something else. It was not waited for.")
+    }
     lines.append(
-      "Work left over never runs, or runs during a later test. Cancel it before the test ends, "
+      "At the end of a test, each sleep left over throws CancellationError and its task is "
+        + "cancelled; actions left over never run. Cancel such work before the test ends, "
         + "advance its clock or scheduler (or run() it), or start work that may outlive the "
         + "test with backgroundTask { }, which the end of the test cancels and waits for.")
     return lines.joined(separator: "\n")

@@ -84,6 +84,20 @@ package enum XCTestEnds {
     if !kept { executor.releaseLease() }
   }
 
+  /// Ends the sleeps still pending on `sources`, and waits for the test's work to go quiet on
+  /// `executors`, those the test opened; answers the sleeps whose task has not finished. With
+  /// no executor (no clock of the test was advanced from a task), the tasks are let run by the
+  /// probe rounds of a runtime without the executor hooks (``Settling``).
+  private static func endSleeps(
+    of sources: [any LeftoverWorkSource], on executors: [TestExecutor],
+    at location: SourceLocation
+  ) async -> [String] {
+    guard let ended = EndedSleeps.end(sources.flatMap(\.pendingSleeps)) else { return [] }
+    if executors.isEmpty { await Settling.settleWithoutAnExecutor() }
+    for executor in executors { await executor.waitForQuiet(at: location) }
+    return ended.unfinished()
+  }
+
   /// What the end of an XCTest test found: the pending work of the sources it used, one
   /// description each, and the first line a source was made on, to report at.
   package struct Leftover: Sendable {
@@ -91,41 +105,38 @@ package enum XCTestEnds {
     package let location: SourceLocation?
     /// Whether, with nothing pending, a task the test started has not finished.
     package var tasksAreRunning = false
+    /// The sleeps ended with the test whose task did not finish (see ``EndedSleeps``).
+    package var unfinished: [String] = []
   }
 
-  /// The test running now ends: its executors settle, end their background work and close;
-  /// answers the pending work of the sources it used, or, if none has any, whether a task the
-  /// test started has not finished; nil if neither. Each source is looked at as it is now, and
-  /// not again for this work at a later test's end.
+  /// The test running now ends: its executors settle and end their background work; the
+  /// pending work of the sources it used is listed, then each of their sleeps still pending
+  /// ends (see ``EndedSleeps``) and the work goes quiet again; the executors close. Answers
+  /// the pending work, one description each, or, if none has any, whether a task the test
+  /// started has not finished; nil if neither. Each source is looked at as it is now, and not
+  /// again for this work at a later test's end.
   package static func testEnded(at location: SourceLocation) async -> Leftover? {
     let executors = state.withLock { state -> [TestExecutor] in
       state.isRunning = false
       defer { state.executors = [] }
       return state.executors
     }
-    // The task that asks (the teardown block's) is no task the test left running.
-    let asking = TestExecutor.currentTaskPointer
-    var tasksAreRunning = false
-    for executor in executors {
-      if executor.isOpen {
-        _ = await executor.endBackgroundWork(at: location)
-        tasksAreRunning = tasksAreRunning || executor.hasUnfinishedTasks(besides: asking)
-        executor.close()
-      }
-      executor.releaseLease()
-    }
+    let open = executors.filter(\.isOpen)
+    for executor in open { _ = await executor.endBackgroundWork(at: location) }
     let watched = state.withLock { state in
       state.sources.compactMap { entry in entry.source.map { ($0, entry.mark) } }
     }
     var pending: [String] = []
     var firstLine: SourceLocation?
     var marks: [(ObjectIdentifier, UInt64)] = []
+    var used: [any LeftoverWorkSource] = []
     for (source, mark) in watched {
       let count = source.scheduledCount
       guard count != mark else { continue }
       marks.append((ObjectIdentifier(source), count))
       guard let description = source.leftoverDescription else { continue }
       pending.append(description)
+      used.append(source)
       if firstLine == nil { firstLine = source.creationLine }
     }
     let updated = Dictionary(marks, uniquingKeysWith: { $1 })
@@ -137,8 +148,21 @@ package enum XCTestEnds {
         state.sources[index].mark = mark
       }
     }
+    let unfinished = await endSleeps(of: used, on: open, at: location)
+    // The task that asks (the teardown block's) is no task the test left running.
+    let asking = TestExecutor.currentTaskPointer
+    var tasksAreRunning = false
+    for executor in executors {
+      if executor.isOpen {
+        tasksAreRunning = tasksAreRunning || executor.hasUnfinishedTasks(besides: asking)
+        executor.close()
+      }
+      executor.releaseLease()
+    }
     withExtendedLifetime(watched) {}
-    guard pending.isEmpty else { return Leftover(pending: pending, location: firstLine) }
+    guard pending.isEmpty else {
+      return Leftover(pending: pending, location: firstLine, unfinished: unfinished)
+    }
     return tasksAreRunning
       ? Leftover(pending: [], location: nil, tasksAreRunning: true) : nil
   }

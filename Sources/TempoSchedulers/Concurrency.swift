@@ -41,7 +41,7 @@ extension Scheduler {
     tolerance: SchedulerTimeType.Stride = .zero,
     options: SchedulerOptions? = nil
   ) async throws {
-    try Task.checkCancellation()
+    if Task.isCancelled { try await TestSleeps.sleepOfCancelledTask() }
     let sleeper = Sleeper()
     do {
       try await withTaskCancellationHandler {
@@ -60,6 +60,8 @@ extension Scheduler {
             if let scheduled = cancellable as? ScheduledOnTimeline,
               let creation = scheduled.creation
             {
+              // One of the sleeps the end of the test ends, if still pending then.
+              scheduled.handle.noteSleeper(sleeper)
               TestSleeps.watchForHangs(
                 sleeper, handle: scheduled.handle, clock: creation, onScheduler: true)
             }
@@ -73,6 +75,10 @@ extension Scheduler {
     } catch let ended as EndedBlockedOnTime {
       // The test was blocked on this sleep: say so where the test is, then end it.
       ended.report?.deliver()
+      throw CancellationError()
+    } catch let ended as EndedWithItsTest {
+      // The test ended with this sleep pending: the task is cancelled.
+      ended.cancelCurrentTask()
       throw CancellationError()
     }
   }

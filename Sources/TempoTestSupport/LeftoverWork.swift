@@ -13,17 +13,21 @@ import TempoExecutor
 /// await withTestExecutor(leftoverWork: .ignore) { … }   // this one test may leave work
 /// ```
 ///
-/// Work left over never runs, or runs during a later test, where a failure it causes is blamed
-/// on the wrong test. The default is ``warn``: the check runs at the end of every
-/// `withTestExecutor` scope and `.testExecutor` test, and says what is left as a warning, which
-/// does not fail the test; ``fail`` makes it a failure. The article "Leftover work" says why.
+/// Left alone, such work would never run, or run during a later test, where a failure it
+/// causes is blamed on the wrong test. So, whatever this says, the end of a test ends it: each
+/// sleep still pending throws `CancellationError` into its task, which is cancelled and waited
+/// for, and actions still scheduled never run. This says whether that end is reported. The
+/// default is ``warn``: the check runs at the end of every `withTestExecutor` scope and
+/// `.testExecutor` test (and of every XCTest test, see ``inXCTests``), and says what is left as
+/// a warning, which does not fail the test; ``fail`` makes it a failure. The article "Work left
+/// at the end of a test" says why.
 public enum LeftoverWork: Sendable {
   /// Report leftover work as an issue that fails the test.
   case fail
   /// Report leftover work as a warning: Swift Testing records a warning, XCTest writes it to
   /// the test log; neither fails the test. The default.
   case warn
-  /// Do not check.
+  /// Do not report. The test's sleeps still end with it.
   case ignore
 }
 
@@ -134,7 +138,9 @@ public func expectNoLeftoverWork(
 ) async {
   let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
   guard let executor = TestExecutor.ofCurrentTest else { return }
-  if let report = await executor.leftoverWork(tasksAreRunning: { false }, at: location) {
+  if let report = await executor.leftoverWork(
+    tasksAreRunning: { false }, endingSleeps: false, at: location)
+  {
     location.report(report)
   }
 }

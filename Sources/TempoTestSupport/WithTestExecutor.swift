@@ -118,25 +118,32 @@ func withTestScope<Result>(
   // The closures name `isolation`, which keeps them in the caller's isolation: a closure that
   // does not runs on the generic executor, and a scope on the main actor left it and came back
   // twice on its way in.
-  let result = try await TestExecutor.withCurrent(executor, isolation: isolation) {
-    // The body's end, thrown or returned: its sleepers no longer hold the test up.
-    defer { executor.bodyEnded() }
-    // The body runs on the executor from its first job. Left where the test runner started
-    // it, on the runtime's generic executor, a `Task.yield()` of the body would go to the
-    // system's queue unseen, and a body that only yields (a loop waiting for a state) would
-    // look quiet while it waits for a thread.
-    await executor.rejoin(isolation: isolation)
-    return try await TaskCensus.$token.withValue(census.makeToken()) {
-      _ = isolation
-      return try await operation()
+  let result: Result
+  do {
+    result = try await TestExecutor.withCurrent(executor, isolation: isolation) {
+      // The body's end, thrown or returned: its sleepers no longer hold the test up.
+      defer { executor.bodyEnded() }
+      // The body runs on the executor from its first job. Left where the test runner started
+      // it, on the runtime's generic executor, a `Task.yield()` of the body would go to the
+      // system's queue unseen, and a body that only yields (a loop waiting for a state) would
+      // look quiet while it waits for a thread.
+      await executor.rejoin(isolation: isolation)
+      return try await TaskCensus.$token.withValue(census.makeToken()) {
+        _ = isolation
+        return try await operation()
+      }
     }
+  } catch {
+    // A test that threw has failed already: its background work and sleeps end, unreported.
+    _ = await executor.leftoverWork(tasksAreRunning: { false }, endingSleeps: true, at: location)
+    throw error
   }
   guard leftoverWork != .ignore else {
-    // Background work ends with the test all the same.
-    _ = await executor.leftoverWork(tasksAreRunning: { false }, at: location)
+    // Background work and sleeps end with the test all the same.
+    _ = await executor.leftoverWork(tasksAreRunning: { false }, endingSleeps: true, at: location)
     return (result, nil)
   }
   let message = await executor.leftoverWork(
-    tasksAreRunning: { census.tasksAreRunning }, at: location)
+    tasksAreRunning: { census.tasksAreRunning }, endingSleeps: true, at: location)
   return (result, message.map { LeftoverReport(message: $0, isWarning: leftoverWork == .warn) })
 }

@@ -44,7 +44,8 @@ func endOfXCTest(named name: String) async {
   let policy = LeftoverWork.inXCTests
   guard policy != .ignore else { return }
   let listing = LeftoverMessage.compose(
-    pending: leftover.pending, tasksAreRunning: leftover.tasksAreRunning, stuck: [])
+    pending: leftover.pending, tasksAreRunning: leftover.tasksAreRunning, stuck: [],
+    unfinished: leftover.unfinished)
   let message =
     "\(name): " + listing
     + (policy == .warn

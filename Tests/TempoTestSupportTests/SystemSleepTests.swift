@@ -217,6 +217,30 @@ private var systemSleepsAreAvailable: Bool {
     #expect(await sleeper?.value == true)
   }
 
+  /// Its task finishes before the test ends, as a sleep on the clock's own does: its `catch`
+  /// runs inside the test.
+  @Test func aSleepLeftPendingEndsInsideItsTest() async {
+    let log = Log<String>()
+    await withTestExecutor(leftoverWork: .ignore) {
+      let clock = TestClock()
+      await clock.controlSystemSleeps()
+      Task {
+        do {
+          try await Task.sleep(for: .seconds(30))
+          log.append("woke")
+        } catch {
+          // On its way out, a hop to the main actor and back: the end waits for that too.
+          let ended = "threw \(type(of: error)), cancelled: \(Task.isCancelled)"
+          await MainActor.run {}
+          log.append(ended)
+        }
+      }
+      await clock.advance(by: .seconds(1))
+    }
+    log.append("test ended")
+    #expect(log.values == ["threw CancellationError, cancelled: true", "test ended"])
+  }
+
   /// A test that does not call `controlSystemSleeps()` sleeps in real time; its sleep is not
   /// the clock's (cancelled here, so that nothing waits for it).
   @Test(.testExecutor) func withoutControlSleepsStayReal() async {

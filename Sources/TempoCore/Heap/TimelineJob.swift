@@ -24,6 +24,11 @@ package class TimelineHandle: @unchecked Sendable {
   /// Whether a repeating handle stopped because its interval could not move its date any more.
   /// Guarded like `action`.
   @exclusivity(unchecked) final var hasStopped = false
+  /// The sleep this handle wakes, if it wakes one: what the end of a test ends (see
+  /// ``Timeline/pendingSleeps``). Guarded like `action`; set before the handle is scheduled, or
+  /// through ``noteSleeper(_:)``. It stays set once the sleep is over (the sleeper no longer
+  /// holds the handle then, so the two make no cycle).
+  @exclusivity(unchecked) final var sleeper: Sleeper?
 
   init(repeats: Bool, action: @escaping () -> Void) {
     self.repeats = repeats
@@ -35,6 +40,11 @@ package class TimelineHandle: @unchecked Sendable {
   /// alone: a closure over the generic `Timeline.Handle` captures its generic types too, and is
   /// allocated every time it is made.
   package func cancel() {}
+
+  /// Remembers that this handle wakes `sleeper`, if its action is still pending (see
+  /// ``Timeline/Handle``, which overrides this): for a wake-up scheduled through an API that
+  /// knows nothing of sleepers, as a scheduler's is.
+  package func noteSleeper(_ sleeper: Sleeper) {}
 
   /// A mark of the owning timeline that changes whenever it runs an action or moves its time
   /// (see ``Timeline/Handle``, which overrides this); what the hang watch compares.

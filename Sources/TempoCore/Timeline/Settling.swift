@@ -31,6 +31,12 @@ package enum Settling {
     await settleByProbes(wakeUps)
   }
 
+  /// Lets the work already queued run by the heuristic, where no test executor sees the
+  /// test's jobs (the end of an XCTest test whose clocks opened none).
+  package static func settleWithoutAnExecutor() async {
+    await settleByProbes(nil)
+  }
+
   /// The heuristic, for runtimes without the hooks: gives the work already queued on the global
   /// executor and the main actor its turns, after waiting until every task that `wakeUps`
   /// counts as woken has run again.

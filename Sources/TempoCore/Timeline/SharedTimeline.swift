@@ -248,6 +248,12 @@ extension SharedTimeline: LeftoverWorkSource {
 
   package var scheduledCount: UInt64 { lock.withLock { nextSequence } }
 
+  package var pendingSleeps: [PendingSleep] {
+    var sleeps: [PendingSleep] = []
+    for member in liveMembers { sleeps += member.pendingSleeps }
+    return sleeps
+  }
+
   package var creationLine: SourceLocation? {
     lock.withLock { creation }.flatMap { $0.isCallerUnknown || $0.factory != nil ? nil : $0 }
   }
@@ -302,4 +308,6 @@ package protocol SharedTimelineMember: AnyObject, Sendable {
   func useAutoAdvance(_ shared: AutoAdvance)
   /// How many actions are waiting.
   var pendingCount: Int { get }
+  /// The member's sleeps whose wake-ups are pending.
+  var pendingSleeps: [PendingSleep] { get }
 }

@@ -99,6 +99,11 @@ package final class Sleeper: @unchecked Sendable {
   /// Ends the sleep with `CancellationError`.
   package func cancel() { finish(with: CancellationError()) }
 
+  /// Ends the sleep with `error`, which its sleep function knows (the end of the test ends a
+  /// sleep still pending with an error of its own); answers false if it had already ended.
+  @discardableResult
+  package func end(throwing error: any Error) -> Bool { finish(with: error) }
+
   /// Whether the sleep has not ended yet.
   package var isPending: Bool { lock.withLock { !isFinished } }
 

@@ -91,6 +91,17 @@ package protocol LeftoverWorkSource: AnyObject, Sendable {
 
   /// Where the source was made, when a function that knows its caller made it.
   var creationLine: SourceLocation? { get }
+
+  /// The sleeps whose wake-ups are pending on the source (a shared timeline's members' too), in
+  /// the order they are due: what the end of its test ends.
+  var pendingSleeps: [PendingSleep] { get }
+}
+
+/// A sleep whose wake-up is pending on a timeline: the sleeper, and the handle of its wake-up,
+/// which describes it (``TimelineHandle/describeSleep()``).
+package struct PendingSleep: Sendable {
+  package let sleeper: Sleeper
+  package let wakeUp: TimelineHandle
 }
 
 /// A time source whose pending work the hang watch follows while its test waits: a test that

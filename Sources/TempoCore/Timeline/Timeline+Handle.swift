@@ -73,6 +73,11 @@ extension Timeline {
       timeline?.cancel(self)
     }
 
+    override package func noteSleeper(_ sleeper: Sleeper) {
+      guard let timeline else { return }
+      timeline.lock.withLock { if action != nil { self.sleeper = sleeper } }
+    }
+
     override package var progressMark: UInt64 { timeline?.progressMark ?? 0 }
 
     override package var isAdvancedByItself: Bool { timeline?.isAdvancedByItself ?? false }

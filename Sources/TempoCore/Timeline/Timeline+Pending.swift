@@ -87,6 +87,11 @@ extension Timeline: LeftoverWorkSource {
   package var creationLine: SourceLocation? {
     lock.withLock { creation }.flatMap { $0.isCallerUnknown || $0.factory != nil ? nil : $0 }
   }
+
+  package var pendingSleeps: [PendingSleep] {
+    // The sleepers and handles are released after unlocking, with the array.
+    lock.withLock { state.pendingSleeps() }
+  }
 }
 
 extension Timeline: WatchedWorkSource {

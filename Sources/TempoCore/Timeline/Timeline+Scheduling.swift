@@ -63,19 +63,34 @@ extension Timeline {
     return handle
   }
 
+  /// Schedules the wake-up of `sleeper` at `date`, until the returned handle is cancelled: the
+  /// sleep is then one of the ``pendingSleeps`` the end of a test ends.
+  ///
+  /// - Complexity: O(log n)
+  package func scheduleWake(
+    of sleeper: Sleeper, after date: Time, at location: SourceLocation
+  ) -> Handle {
+    schedule(
+      after: date, interval: .zero, repeats: false, sleeper: sleeper, at: location
+    ) { sleeper.wake() }
+  }
+
   private func schedule(
     after date: Time,
     interval: Interval,
     repeats: Bool,
     label: String? = nil,
+    sleeper: Sleeper? = nil,
     at location: SourceLocation,
     _ action: @escaping Action
   ) -> Handle {
     let handle = handleType.init(
       timeline: self, interval: interval, repeats: repeats, start: date, action: action)
     // Only a system sleep has a label: the others skip the store (unspecialized code writes a
-    // generic class's field through its metadata).
+    // generic class's field through its metadata). The sleeper is a field of the non-generic
+    // base class, written before any other thread can see the handle.
     if label != nil { handle.label = label }
+    if let sleeper { handle.sleeper = sleeper }
     let (problem, released, auto, watch) = lock.withLock {
       () -> (TimelineState<Time, Interval>.DateProblem?, AnyObject?, AutoAdvance?, Bool) in
       (

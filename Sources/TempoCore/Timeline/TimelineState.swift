@@ -253,6 +253,22 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
     return last
   }
 
+  /// The sleeps whose wake-ups are pending, in the order they are due.
+  ///
+  /// - Complexity: O(n log n) for n pending
+  func pendingSleeps() -> [PendingSleep] {
+    var sleeps: [PendingSleep] = []
+    // Most timelines end with nothing pending: no copy of the heap, generic in a debug build.
+    guard pendingCount > 0 else { return sleeps }
+    forEachLiveEntry { _, _, job in
+      if case .handle(let handle) = job, let sleeper = handle.sleeper {
+        sleeps.append(PendingSleep(sleeper: sleeper, wakeUp: handle))
+      }
+      return true
+    }
+    return sleeps
+  }
+
   /// Calls `body` with each live entry in the order they run, on a copy of the pending work,
   /// while it answers true.
   private func forEachLiveEntry(_ body: (Time, UInt64, TimelineJob) -> Bool) {
