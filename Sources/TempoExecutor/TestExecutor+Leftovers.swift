@@ -28,7 +28,10 @@ extension TestExecutor {
   ) async -> String? {
     let stuck = await endBackgroundWork(at: location)
     let pending = leftovers.pending
-    let unfinished = endingSleeps ? await endSleeps(of: leftovers.liveSources, at: location) : []
+    // A source with a sleep pending lists it: with nothing listed, there is nothing to end.
+    let unfinished =
+      endingSleeps && !pending.isEmpty
+      ? await endSleeps(of: leftovers.liveSources, at: location) : []
     let running = pending.isEmpty && tasksAreRunning()
     guard !pending.isEmpty || running || !stuck.isEmpty else { return nil }
     return LeftoverMessage.compose(

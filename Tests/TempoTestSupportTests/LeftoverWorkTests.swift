@@ -240,13 +240,16 @@ final class LeftoverWorkXCTests: XCTestCase {
 /// Ticks every second from start to stop.
 @MainActor final class TimerModel {
   var ticks = 0
+  private(set) var isTicking = false
   let clock: any Clock<Duration>
   private var timer: Task<Void, Never>?
 
   init(clock: any Clock<Duration>) { self.clock = clock }
 
   func startButtonTapped() {
+    isTicking = true
     timer = Task {
+      defer { isTicking = false }
       while true {
         do { try await clock.sleep(for: .seconds(1)) } catch { return }
         ticks += 1
@@ -272,10 +275,9 @@ final class LeftoverWorkXCTests: XCTestCase {
   }
 }
 
-/// The model a test started, for the test to stop after its scope.
+/// The model a test started, for the test to look at after its scope.
 @MainActor private final class Started {
   var model: TimerModel?
-  func stop() { model?.stopButtonTapped() }
 }
 
 @Suite struct LeftoverWorkArticleTests {
@@ -294,7 +296,8 @@ final class LeftoverWorkXCTests: XCTestCase {
         #expect(model.ticks == 3)
       }
     }
-    await started.stop()
+    // The end of the test ended the timer's sleep, and its task, before the scope returned.
+    #expect(await started.model?.isTicking == false)
   }
 
   @MainActor @Test(.testExecutor(leftoverWork: .fail))

@@ -130,4 +130,19 @@ final class XCTestEndSleepTests: XCTestCase {
     await clock.advance(by: .seconds(10))
     XCTAssertEqual(takeLog(), [])
   }
+
+  /// A clock made in the test's task, not a property: it opens the test's executor itself.
+  func test7ASleepOnAClockMadeInTheTestIsLeft() async {
+    let clock = TestClock()
+    Self.sleeper { try await clock.sleep(for: .seconds(5)) }
+    await clock.advance(by: .seconds(2))
+  }
+
+  func test8ItEndedInsideItsOwnTestAsWell() async {
+    XCTAssertTrue(takeReports().contains("due at 5.0 seconds"))
+    let test = Self.previous.withLock { $0 }
+    XCTAssertEqual(
+      takeLog(),
+      ["threw CancellationError, cancelled: true in \(test)", "finished in \(test)"])
+  }
 }

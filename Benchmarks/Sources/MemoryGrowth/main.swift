@@ -19,6 +19,11 @@
 //                  a `@MainActor` test
 //   combine        not a clock: `DispatchQueue.test` in the run's task, a task sleeping 1 s on
 //                  it, and the scheduler's async `advance(by:)`
+//   leaky          a leaky test inside `withTestExecutor(leftoverWork: .ignore) { }`: its task
+//                  sleeps 5 s, holding a megabyte, and the test advances 1 s and ends. The end
+//                  of the test ends the sleep; the check is that the task's `catch` ran
+//                  before the scope returned
+//   leaky-combine  the same on `DispatchQueue.test`
 //
 // A form prints one row of a Markdown table: the peak resident size (VmHWM from
 // /proc/self/status; `getrusage`'s ru_maxrss elsewhere) after --first runs and after --total
@@ -36,7 +41,8 @@ import TempoSchedulers
 import TempoTestSupport
 
 enum Form: String, CaseIterable {
-  case task, scope, outside, outsideScope = "outside-scope", main, combine
+  case task, scope, outside, outsideScope = "outside-scope", main, combine, leaky
+  case leakyCombine = "leaky-combine"
 }
 
 struct Options {
@@ -106,6 +112,47 @@ func testScheduler() async -> Bool {
   return (try? await task.value) == 42
 }
 
+/// A test that leaves a sleep pending on a test clock, which the end of its scope ends: true if
+/// the sleeping task's `catch` ran before the scope returned. The task holds a megabyte, so
+/// that a sleeper left parked would show at once.
+func leakyTest() async -> Bool {
+  let ended = Flag()
+  await withTestExecutor(leftoverWork: .ignore) {
+    let clock = TestClock()
+    let held = [UInt8](repeating: 1, count: 1_000_000)
+    Task {
+      do { try await clock.sleep(for: .seconds(5)) } catch { ended.set() }
+      withExtendedLifetime(held) {}
+    }
+    await clock.advance(by: .seconds(1))
+  }
+  return ended.isSet
+}
+
+/// ``leakyTest()`` on a Combine test scheduler.
+func leakySchedulerTest() async -> Bool {
+  let ended = Flag()
+  await withTestExecutor(leftoverWork: .ignore) {
+    let scheduler = DispatchQueue.test
+    let held = [UInt8](repeating: 1, count: 1_000_000)
+    Task {
+      do { try await scheduler.sleep(for: .seconds(5)) } catch { ended.set() }
+      withExtendedLifetime(held) {}
+    }
+    await scheduler.advance(by: .seconds(1))
+  }
+  return ended.isSet
+}
+
+/// A flag any thread may set.
+final class Flag: @unchecked Sendable {
+  // Invariant: `lock` guards `value`.
+  private let lock = NSLock()
+  private var value = false
+  func set() { lock.withLock { value = true } }
+  var isSet: Bool { lock.withLock { value } }
+}
+
 /// A test clock made on a Dispatch worker, a thread that runs no task.
 func clockMadeOutsideATask() async -> TestClock<Duration> {
   await withCheckedContinuation { continuation in
@@ -130,6 +177,10 @@ func run(_ form: Form) async -> Bool {
     return await Task { @MainActor in await mainActorTest() }.value
   case .combine:
     return await Task { await testScheduler() }.value
+  case .leaky:
+    return await Task { await leakyTest() }.value
+  case .leakyCombine:
+    return await Task { await leakySchedulerTest() }.value
   }
 }
 
