@@ -43,6 +43,10 @@ import TempoSupport
 /// - Sleepers due at the same instant resume in the order they went to sleep.
 /// - A cancelled sleeper throws `CancellationError` at once and leaves nothing pending; sleeping
 ///   in a task that is already cancelled throws at once.
+/// - A sleeper still pending when its test ends (a `withTestExecutor` scope, a `.testExecutor`
+///   test, an XCTest test) throws `CancellationError`, and its task is cancelled, inside that
+///   test: nothing of it wakes into the next (TempoTestSupport's article "Work left at the end
+///   of a test").
 /// - `now` never runs backwards: advancing to an earlier instant reports an issue.
 /// - `run()` always returns, within half a second of real time for work that never ends (a
 ///   task that sleeps in a loop until it is cancelled), and names the sleepers still pending
@@ -115,8 +119,8 @@ public final class TestClock<Duration: DurationProtocol & Hashable>: Clock, Send
 
   /// Suspends until the clock's time reaches `deadline`, or returns at once if it already has.
   ///
-  /// Throws `CancellationError` at once if the task is (or becomes) cancelled; a cancelled
-  /// sleeper leaves nothing pending.
+  /// Throws `CancellationError` at once if the task is (or becomes) cancelled, or if its test
+  /// ends first; a cancelled sleeper leaves nothing pending.
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     if Task.isCancelled { try await TestSleeps.sleepOfCancelledTask() }
     guard now < deadline else { return }

@@ -23,7 +23,8 @@ extension Scheduler {
   /// On a test scheduler, erased or not, a sleep of the test's own task that nothing advances
   /// while the test's work is quiet is reported after about a second of real time and ends
   /// with `CancellationError`, as a test clock's sleep does, so that the test ends instead of
-  /// hanging.
+  /// hanging. A sleep still pending when its test ends throws `CancellationError` too, and its
+  /// task is cancelled.
   public func sleep(
     for duration: SchedulerTimeType.Stride,
     tolerance: SchedulerTimeType.Stride = .zero,

@@ -77,6 +77,17 @@ final class XCTestEndSleepTests: XCTestCase {
     }
   }
 
+  /// The sleeper the previous test left threw into its task and finished, inside that test.
+  private func expectThePreviousTestsSleeperEndedInsideIt(
+    file: StaticString = #filePath, line: UInt = #line
+  ) {
+    let test = Self.previous.withLock { $0 }
+    XCTAssertEqual(
+      takeLog(),
+      ["threw CancellationError, cancelled: true in \(test)", "finished in \(test)"],
+      file: file, line: line)
+  }
+
   private func takeReports() -> String {
     Self.reports.withLock { reports in
       defer { reports = [] }
@@ -92,10 +103,7 @@ final class XCTestEndSleepTests: XCTestCase {
 
   func test2ItEndedInsideItsOwnTest() async {
     XCTAssertTrue(takeReports().contains("due at 5.0 seconds"))
-    let test = Self.previous.withLock { $0 }
-    XCTAssertEqual(
-      takeLog(),
-      ["threw CancellationError, cancelled: true in \(test)", "finished in \(test)"])
+    expectThePreviousTestsSleeperEndedInsideIt()
   }
 
   func test3ASleepOnAPropertySchedulerIsLeftAndIgnored() async {
@@ -107,10 +115,7 @@ final class XCTestEndSleepTests: XCTestCase {
 
   func test4ItEndedInsideItsOwnTestToo() async {
     XCTAssertEqual(takeReports(), "", "ignored")
-    let test = Self.previous.withLock { $0 }
-    XCTAssertEqual(
-      takeLog(),
-      ["threw CancellationError, cancelled: true in \(test)", "finished in \(test)"])
+    expectThePreviousTestsSleeperEndedInsideIt()
   }
 
   func test5ALoopThatIgnoresCancellationIsNamed() async {
@@ -140,9 +145,6 @@ final class XCTestEndSleepTests: XCTestCase {
 
   func test8ItEndedInsideItsOwnTestAsWell() async {
     XCTAssertTrue(takeReports().contains("due at 5.0 seconds"))
-    let test = Self.previous.withLock { $0 }
-    XCTAssertEqual(
-      takeLog(),
-      ["threw CancellationError, cancelled: true in \(test)", "finished in \(test)"])
+    expectThePreviousTestsSleeperEndedInsideIt()
   }
 }

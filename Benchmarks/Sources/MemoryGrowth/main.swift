@@ -112,34 +112,22 @@ func testScheduler() async -> Bool {
   return (try? await task.value) == 42
 }
 
-/// A test that leaves a sleep pending on a test clock, which the end of its scope ends: true if
-/// the sleeping task's `catch` ran before the scope returned. The task holds a megabyte, so
-/// that a sleeper left parked would show at once.
-func leakyTest() async -> Bool {
+/// A test that leaves a sleep pending, which the end of its scope ends: true if the sleeping
+/// task's `catch` ran before the scope returned. `source` makes, in the scope, a sleep and an
+/// advance of one time source. The task holds a megabyte, so that a sleeper left parked would
+/// show at once.
+func leakyTest(
+  _ source: () -> (sleep: @Sendable () async throws -> Void, advance: () async -> Void)
+) async -> Bool {
   let ended = Flag()
   await withTestExecutor(leftoverWork: .ignore) {
-    let clock = TestClock()
+    let (sleep, advance) = source()
     let held = [UInt8](repeating: 1, count: 1_000_000)
     Task {
-      do { try await clock.sleep(for: .seconds(5)) } catch { ended.set() }
+      do { try await sleep() } catch { ended.set() }
       withExtendedLifetime(held) {}
     }
-    await clock.advance(by: .seconds(1))
-  }
-  return ended.isSet
-}
-
-/// ``leakyTest()`` on a Combine test scheduler.
-func leakySchedulerTest() async -> Bool {
-  let ended = Flag()
-  await withTestExecutor(leftoverWork: .ignore) {
-    let scheduler = DispatchQueue.test
-    let held = [UInt8](repeating: 1, count: 1_000_000)
-    Task {
-      do { try await scheduler.sleep(for: .seconds(5)) } catch { ended.set() }
-      withExtendedLifetime(held) {}
-    }
-    await scheduler.advance(by: .seconds(1))
+    await advance()
   }
   return ended.isSet
 }
@@ -178,9 +166,24 @@ func run(_ form: Form) async -> Bool {
   case .combine:
     return await Task { await testScheduler() }.value
   case .leaky:
-    return await Task { await leakyTest() }.value
+    return await Task {
+      await leakyTest {
+        let clock = TestClock()
+        return (
+          { try await clock.sleep(for: .seconds(5)) }, { await clock.advance(by: .seconds(1)) }
+        )
+      }
+    }.value
   case .leakyCombine:
-    return await Task { await leakySchedulerTest() }.value
+    return await Task {
+      await leakyTest {
+        let scheduler = DispatchQueue.test
+        return (
+          { try await scheduler.sleep(for: .seconds(5)) },
+          { await scheduler.advance(by: .seconds(1)) }
+        )
+      }
+    }.value
   }
 }
 
