@@ -5,7 +5,7 @@
 //
 //   swift package --allow-writing-to-package-directory benchmark
 //
-// and see Thresholds/ and ../Documentation/Benchmarks.md.
+// and see Thresholds/ and Results.md.
 
 import Foundation
 import PackageDescription

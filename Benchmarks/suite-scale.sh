@@ -2,7 +2,7 @@
 # A parallel suite of thousands of clock tests in one debug process, as `swift test` runs it
 # (Tests/SuiteScale): three Swift Testing tests with n cases each, on Tempo's TestClock, and the
 # same tests on an ImmediateClock with no advancing (no time control). Prints the wall time of
-# each run and their ratio, for ../Documentation/Benchmarks.md.
+# each run and their ratio, for Results.md.
 #
 #   bash suite-scale.sh [cases per test ...]     (2000 and 10000 by default: 6,000 and 30,000 cases)
 set -euo pipefail

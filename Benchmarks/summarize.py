@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Turns the Markdown output of `swift package benchmark --format markdown` into the per-action
-table of Documentation/Benchmarks.md and an SVG chart of cost per action against N.
+table of Results.md and an SVG chart of cost per action against N.
 
     swift package --allow-writing-to-package-directory benchmark --format markdown > results.md
-    python3 summarize.py results.md ../Documentation
+    python3 summarize.py results.md Logs
 """
 import math
 import re

@@ -4,7 +4,7 @@
 # swift-clocks plain and on its main serial executor, the async floor; Tempo's and
 # combine-schedulers' schedulers and the Combine floor) in one run per configuration, then
 # ClockSteps' per-step times. Prints Markdown, headed with the commit and the date, for
-# ../Documentation/Benchmarks.md.
+# Results.md.
 #
 #   bash whole-tests.sh [debug|release|both] [runs] [rounds]     (both, 40 and 3 by default)
 #

@@ -113,7 +113,7 @@ package struct LineageState: ~Copyable {
   private var adoptedAt: [ObjectIdentifier: [UnsafeRawPointer]] = [:]
 
   /// How many entries have been made: a clock made outside any task notes it, and tells the
-  /// tasks seen before it from those seen since (``testTask(of:seenBefore:)``).
+  /// tasks seen before it from those seen since (``testTask(of:clockMade:)``).
   package private(set) var made = 0
 
   /// How many entries hold a retain.

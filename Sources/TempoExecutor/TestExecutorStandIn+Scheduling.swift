@@ -1,6 +1,6 @@
 // The one file that uses the runtime's experimental scheduling SPI (issue #38): a change to it in
 // a later toolchain breaks this file, not the package. What reaches it, and why the design is
-// so, is in Documentation/system-sleeps-probe-2026-11-26.md.
+// so, is in Benchmarks/Logs/system-sleeps-probe-2026-11-26.md.
 //
 // Compiled with Swift 6.3 or later on Linux. On Apple platforms the SDK's interface for this SPI
 // is not verified yet (the protocol is declared in the private interface only, from macOS and
