@@ -35,9 +35,9 @@ package enum SystemSleep {
   /// Sends `job`, the wake job of a sleep until `instant` of `clock`, where it belongs.
   static func route<C: Clock>(_ job: UnownedJob, at instant: C.Instant, clock: C) {
     let known = systemDelay(until: instant)
-    if let (delay, name) = known,
-      let executor = RunningJob.executor ?? TestRegistry.executorThatMetCurrentTask()
-    {
+    let executor =
+      known == nil ? nil : RunningJob.executor ?? TestRegistry.executorThatMetCurrentTask()
+    if let (delay, name) = known, let executor {
       // The sleeper read the clock's `now` during the job it runs now, or the one it switched
       // from to this one (a call of a nonisolated async function switches: see
       // `TestExecutor.systemSleepWindowStart(of:)`).
@@ -48,7 +48,17 @@ package enum SystemSleep {
     // Real time. A clock whose durations are `Duration` has its delay; any other (only code
     // that calls the executor's scheduling API itself can send one) is run at once.
     let delay = known?.delay ?? (clock.now.duration(to: instant) as? Duration) ?? .zero
-    runInRealTime(job, after: delay)
+    // A task of a test that sleeps in real time waits on time that will pass by itself: its
+    // executor follows the sleep until its wake job has run, so that the hang watch does not
+    // take the test for blocked meanwhile (``SystemSleeps/waitsInRealTime``).
+    guard let executor, delay > .zero, let sleeper = TestExecutor.currentTaskPointer else {
+      return runInRealTime(job, after: delay)
+    }
+    let followed = executor.followRealSleep(of: sleeper)
+    runInRealTime(job, after: delay) { [weak executor] in
+      executor?.realSleepWoke(followed)
+      tempo_task_release(followed.address)
+    }
   }
 
   /// The delay until `instant` of a system clock, with the clock's name; nil for another
@@ -102,7 +112,9 @@ package enum SystemSleep {
   /// Runs `job` after `delay` of real time, on a system thread and with no task executor (a
   /// wake job run so resumes its sleeper in place, which comes back through its own executor).
   /// A delay beyond a year waits a year: the process will not live that long.
-  static func runInRealTime(_ job: UnownedJob, after delay: Duration) {
+  static func runInRealTime(
+    _ job: UnownedJob, after delay: Duration, then ran: (@Sendable () -> Void)? = nil
+  ) {
     let year = Duration.seconds(31_536_000)
     let wait = min(max(delay, .zero), year)
     let (seconds, attoseconds) = wait.components
@@ -110,6 +122,7 @@ package enum SystemSleep {
     DispatchQueue.global(qos: DispatchQoS.QoSClass(job.priority))
       .asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
         job.runSynchronously(on: TaskLineage.genericExecutor)
+        ran?()
       }
   }
 }
@@ -151,6 +164,10 @@ struct SystemSleeps {
 
   /// The tasks found in a system sleep that went to real time, reported once each.
   private var reportedReal: Set<TaskRef> = []
+  /// The test's tasks whose system sleep went to real time and whose wake job has not run,
+  /// with how many such sleeps each has (a cancelled one's wake job runs at its deadline all
+  /// the same). Each is kept alive by the sleep's wake-up until it leaves this list.
+  private var inRealTime: [TaskRef: Int] = [:]
 
   mutating func add(_ sleep: Pending, for sleeper: TaskRef) { pending[sleeper] = sleep }
 
@@ -176,6 +193,27 @@ struct SystemSleeps {
     goes to the system's timers. Advancing the clock will not wake it. Sleep before the call \
     into the actor, or give the code a clock to sleep on and pass it this test clock.
     """
+  }
+
+  mutating func followRealSleep(of sleeper: TaskRef) { inRealTime[sleeper, default: 0] += 1 }
+
+  mutating func realSleepWoke(_ sleeper: TaskRef) {
+    guard let count = inRealTime[sleeper] else { return }
+    inRealTime[sleeper] = count > 1 ? count - 1 : nil
+  }
+
+  /// Whether a task of the test is suspended, now, in a system sleep that went to real time:
+  /// its time passes by itself, so the test waits rather than being blocked. (A cancelled sleep
+  /// has let its task go on, whose status then says so, though its wake job is still due.)
+  /// Call with the executor's lock held, which keeps the tasks listed alive: it reads their
+  /// status words and calls nothing out.
+  var waitsInRealTime: Bool {
+    guard !inRealTime.isEmpty else { return false }
+    let points = SystemSleep.resumePoints
+    return inRealTime.keys.contains { sleeper in
+      !tempo_task_is_complete(sleeper.address) && !tempo_task_is_runnable(sleeper.address)
+        && tempo_task_resume_function(sleeper.address).map(points.contains) == true
+    }
   }
 
   /// Takes `sleeper`'s pending sleep, if it has one.
@@ -254,6 +292,20 @@ extension TestExecutor {
     handle.noteSleeper(sleep)
     TestSleeps.watchForHangs(sleep, handle: handle, clock: clock.creation)
     return true
+  }
+
+  /// `sleeper`, the current task, sleeps in real time: followed until ``realSleepWoke(_:)``.
+  /// Answers it kept alive (retained) for the sleep's wake-up to let go of.
+  func followRealSleep(of sleeper: UnsafeRawPointer) -> TaskRef {
+    let followed = TaskRef(sleeper)
+    tempo_task_retain(sleeper)
+    lock.withLock { systemSleeps.followRealSleep(of: followed) }
+    return followed
+  }
+
+  /// The wake job of a sleep of `sleeper` in real time has run.
+  func realSleepWoke(_ sleeper: TaskRef) {
+    lock.withLock { systemSleeps.realSleepWoke(sleeper) }
   }
 
   /// The clock reached the deadline of `sleeper`'s sleep: its wake job is this test's work.

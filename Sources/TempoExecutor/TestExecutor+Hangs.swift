@@ -119,7 +119,8 @@ package struct TestActivity: Equatable, Sendable {
   /// Nothing of the test is queued or running, and no advance is under way (an advancing
   /// task's own jobs run outside the executor, unseen: it may be waiting for a thread).
   package var isQuiet: Bool
-  /// The test said work outside its sight is in flight (`withOutsideWork`).
+  /// The test said work outside its sight is in flight (`withOutsideWork`), or a task of the
+  /// test is in a sleep that Tempo sent to real time, which passes by itself.
   package var waitsOnOutsideWork: Bool
   /// The executor is open, and the body of its scope (if it has one) still runs.
   package var isRunningTest: Bool
@@ -220,7 +221,8 @@ extension TestExecutor {
         }
       return TestActivity(
         accepted: state.accepted, isQuiet: state.isQuiet && !state.hasDrivers,
-        waitsOnOutsideWork: state.outsideWork > 0, isRunningTest: isRunningTest,
+        waitsOnOutsideWork: state.outsideWork > 0 || systemSleeps.waitsInRealTime,
+        isRunningTest: isRunningTest,
         testTaskIsWaiting: testTaskIsWaiting, testTaskAwaitsItsTasks: opener?.waits ?? false)
     }
   }

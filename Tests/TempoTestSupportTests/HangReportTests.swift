@@ -572,6 +572,48 @@ struct AutoAdvancing: Sendable {
     return received
   }
 
+  /// The test's task sleeps in real time (a `Task.sleep` that no clock controls, which Tempo
+  /// sends to the system's timers) while a scheduler has work pending that nothing advances:
+  /// it waits on time that passes by itself, and is not blocked. The sleep is real, and longer
+  /// than the watch takes to report a test that is blocked: what it shows is that time.
+  @Test(.enabled(if: systemSleepsAreAvailable))
+  func aTestInARealSleepBesidePendingWorkIsNotReported() async {
+    let scheduler = DispatchQueue.test
+    var slept = false
+    let issues = await countingIssues {
+      await withTestExecutor(leftoverWork: .ignore) {
+        let delivery = Just(1).delay(for: .seconds(2), scheduler: scheduler).sink { _ in }
+        slept = (try? await Task.sleep(for: .seconds(2))) != nil
+        delivery.cancel()
+      }
+    }
+    #expect(issues == [])
+    #expect(slept, "the sleep was cancelled as a hang")
+  }
+
+  /// A sleep in real time that was cancelled no longer holds the test's task: a test that
+  /// then blocks on a scheduler's pending work is reported as blocked, as without it.
+  @Test(.enabled(if: systemSleepsAreAvailable))
+  func aCancelledRealSleepHidesNoHang() async {
+    let scheduler = DispatchQueue.test
+    var received: [Int]?
+    let issues = await hangReports {
+      await withTestExecutor(leftoverWork: .ignore) {
+        let (asleep, isAsleep) = AsyncStream<Void>.makeStream()
+        let sleeper = Task {
+          isAsleep.finish()  // the test's executor runs this task on to its sleep first
+          try? await Task.sleep(for: .seconds(3_600))
+        }
+        for await _ in asleep {}
+        sleeper.cancel()
+        await sleeper.value
+        received = await Self.readDelayedValue(on: scheduler)
+      }
+    }
+    #expect(received == [])
+    #expect(issues.count == 1)
+  }
+
   @Test func aPipelineTheTestReadsIsReportedAndEnded() async {
     let scheduler = DispatchQueue.test
     var received: [Int]?

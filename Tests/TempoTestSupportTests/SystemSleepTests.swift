@@ -38,7 +38,7 @@ private actor Counter {
 }
 
 /// Whether this build and system hand system sleeps to test executors.
-private var systemSleepsAreAvailable: Bool {
+var systemSleepsAreAvailable: Bool {
   guard #available(macOS 15.4, iOS 18.4, tvOS 18.4, watchOS 11.4, visionOS 2.4, *) else {
     return false
   }
