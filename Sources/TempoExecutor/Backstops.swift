@@ -98,7 +98,7 @@ package struct BackstopSchedule<Owner: AnyObject> {
   /// within that much of each other: tests run back to back arm one each, tens of microseconds
   /// apart, and a wake for each was a thread switch per test, CPU taken from the tests beside
   /// it.
-  package static var slackNanoseconds: UInt64 { 2_000_000 }
+  package static var slackNanoseconds: UInt64 { Guesses.backstopSlackNanoseconds }
 
   /// When the thread wakes for a backstop due at `deadline`: at the end of the slack period
   /// `deadline` falls in, after it and at most ``slackNanoseconds`` later.

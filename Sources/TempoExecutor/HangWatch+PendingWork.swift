@@ -15,7 +15,7 @@ extension HangWatch {
   /// How many looks more than a sleep a source's pending work must hold its test up to be
   /// reported: the sleeps of a blocked test are reported and ended first, and whatever they
   /// release moves the test on.
-  static let workLooksBeyondSleeps = 2
+  static let workLooksBeyondSleeps = Guesses.hangWorkLooksBeyondSleeps
 
   /// How many sources the watch follows at once for one test: a test that keeps thousands of
   /// schedulers with work pending (a model check of the engine) would otherwise cost every

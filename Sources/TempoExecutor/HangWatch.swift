@@ -204,7 +204,8 @@ package final class HangWatch: @unchecked Sendable {
   let periodNanoseconds: UInt64
 
   /// The one watch of the process. Its decisions are per test; the thread is shared.
-  package static let shared = HangWatch(looksToFire: 4, periodMilliseconds: 250)
+  package static let shared = HangWatch(
+    looksToFire: Guesses.hangLooksToFire, periodMilliseconds: Guesses.hangLookPeriodMilliseconds)
 
   init(looksToFire: Int, periodMilliseconds: Int) {
     state = HangWatchState(looksToFire: looksToFire)
@@ -380,7 +381,9 @@ package final class HangWatch: @unchecked Sendable {
     let (watched, sources, executors, afterGap) = lock.withLock {
       let now = DispatchTime.now()
       // Later than three periods: the watch itself did not run meanwhile.
-      let gap = now.uptimeNanoseconds &- lastLook.uptimeNanoseconds > 3 * periodNanoseconds
+      let gap =
+        now.uptimeNanoseconds &- lastLook.uptimeNanoseconds
+        > Guesses.hangGapPeriods * periodNanoseconds
       lastLook = now
       return (state.watched, work.watched, mainQueue.watched, gap)
     }

@@ -47,7 +47,7 @@ struct LookCredit {
   /// A look ran at `now` (nanoseconds of uptime), due `delay` nanoseconds after the last.
   mutating func look(at now: UInt64, dueAfter delay: UInt64) {
     let elapsed = now >= last ? now - last : 0
-    nanoseconds += min(elapsed, 2 * delay)
+    nanoseconds += min(elapsed, Guesses.lookCreditFactor * delay)
     last = now
   }
 }

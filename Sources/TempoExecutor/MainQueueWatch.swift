@@ -118,7 +118,7 @@ package struct MainQueueWatchState<Payload> {
   package let looksToFire: Int
   /// How many times ``looksToFire`` a test waits while the main thread runs another test's
   /// work (``MainQueueObservation/isBehindAnotherTest``).
-  package static var looksBehindAnotherTest: Int { 4 }
+  package static var looksBehindAnotherTest: Int { Guesses.mainQueueLooksBehindAnotherTest }
   private var entries: [ObjectIdentifier: Entry] = [:]
 
   package init(looksToFire: Int) {

@@ -42,7 +42,7 @@ package enum SystemSleep {
       // from to this one (a call of a nonisolated async function switches: see
       // `TestExecutor.systemSleepWindowStart(of:)`).
       let window = TestExecutor.currentTaskPointer.flatMap(RunningJob.timeInJob(of:))
-      let length = length(from: delay, window: window ?? .milliseconds(1))
+      let length = length(from: delay, window: window ?? Guesses.systemSleepWindowWithoutAStart)
       if executor.takeSystemSleep(job, after: length, clock: name) { return }
     }
     // Real time. A clock whose durations are `Duration` has its delay; any other (only code

@@ -27,7 +27,7 @@ enum TaskLineage {
         job.runSynchronously(on: OutsideExecutor.shared.asUnownedTaskExecutor())
       }
       guard let yielder else { return TestRegistry.finished(counted) }
-      finish(counted, after: yielder, every: 20)
+      finish(counted, after: yielder, every: Guesses.lineageFirstLookMicroseconds)
     }
     return true
   }
@@ -56,7 +56,9 @@ enum TaskLineage {
   private static func finish(
     _ job: LineageState.OutsideJob, after yielder: TaskRef, every microseconds: Int
   ) {
-    guard TestExecutor.isParkedInYield(yielder.address), microseconds <= 10_240 else {
+    guard TestExecutor.isParkedInYield(yielder.address),
+      microseconds <= Guesses.lineageHoldCapMicroseconds
+    else {
       TestRegistry.finished(job)
       tempo_task_release(yielder.address)
       return

@@ -73,7 +73,7 @@ extension TestExecutor {
       // Work may have arrived since the answer (a task back from a yield no hook saw), or a
       // task of the test may be parked in such a yield, still its work: then look again.
       switch await lookAfterQuiet(
-        waitsForYields: yieldWaitNanoseconds < 5_000_000_000, at: location)
+        waitsForYields: yieldWaitNanoseconds < Guesses.settleYieldWaitNanoseconds, at: location)
       {
       case .settled: break
       case .busy: continue
@@ -174,7 +174,9 @@ extension TestExecutor {
         continuation: continuation, giveUpAt: giveUpAt, respectsOutsideWork: respectsOutsideWork)
       let (answer, opener) = lock.withLock { (state.wait(waiter), state.openerToWatch()) }
       if let answer { continuation.resume(returning: answer) }
-      if opener != nil { watchOpener(credit: .startingNow(), every: 20) }
+      if opener != nil {
+        watchOpener(credit: .startingNow(), every: Guesses.openerFirstLookMicroseconds)
+      }
       // The work waited for may be pumped on the main queue, which something may keep from
       // running: the hang watch looks.
       if answer == nil, pumpsOnMainQueue {
@@ -261,7 +263,9 @@ extension TestExecutor {
   func mainQueuePassRan() {
     let watch = lock.withLock { state.mainQueuePassRan() }
     lookWhetherOpenerSuspended()
-    if watch != nil { watchOpener(credit: .startingNow(), every: 20) }
+    if watch != nil {
+      watchOpener(credit: .startingNow(), every: Guesses.openerFirstLookMicroseconds)
+    }
   }
 
   /// Looks at the opener's status on a system thread, `microseconds` from now and then at
@@ -296,11 +300,14 @@ extension TestExecutor {
     var credit = credit
     credit.lookNow(dueAfterMicroseconds: microseconds)
     let waited = credit.nanoseconds
-    guard waited < 1_000_000_000 || waited < 10_000_000_000 && isOpenerParked else {
+    guard
+      waited < Guesses.openerRunningLimitNanoseconds
+        || waited < Guesses.openerParkedLimitNanoseconds && isOpenerParked
+    else {
       resume(lock.withLock { state.openerSuspended() })
       return
     }
-    watchOpener(credit: credit, every: min(microseconds * 2, 1_000))
+    watchOpener(credit: credit, every: min(microseconds * 2, Guesses.openerLookCapMicroseconds))
   }
 
   /// Returns once everything queued on the main queue before the call has run.

@@ -157,7 +157,7 @@ extension TestExecutor {
         (continuation: UnsafeContinuation<UInt64?, Never>) in
         pollYields(
           resuming: continuation, credit: .startingNow(), acceptedBefore: found.accepted,
-          priority: found.yieldingPriority, every: 20)
+          priority: found.yieldingPriority, every: Guesses.yieldFirstLookMicroseconds)
       }
       return stillParkedAfter.map { .stillParked(nanoseconds: $0) } ?? .yieldReturned
     }
@@ -250,14 +250,15 @@ extension TestExecutor {
         guard found.look == .yielding, found.accepted == acceptedBefore else {
           return continuation.resume(returning: nil)
         }
-        guard credit.nanoseconds < 1_000_000_000 else {
+        guard credit.nanoseconds < Guesses.yieldWaitNanoseconds else {
           let dropped = self.lock.withLock { self.yieldedTasks.dropBlocked() }
           for task in dropped { tempo_task_release(task) }
           return continuation.resume(returning: credit.nanoseconds)
         }
         self.pollYields(
           resuming: continuation, credit: credit, acceptedBefore: acceptedBefore,
-          priority: found.yieldingPriority, every: min(microseconds * 2, 5_000))
+          priority: found.yieldingPriority,
+          every: min(microseconds * 2, Guesses.yieldLookCapMicroseconds))
       }
     }
   }

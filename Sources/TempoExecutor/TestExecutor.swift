@@ -79,7 +79,7 @@ package final class TestExecutor: @unchecked Sendable {
   @exclusivity(unchecked) var lastNoted = LastNoted()
 
   /// How long the backstop waits before it runs a job that a draining driver has not run.
-  static var backstopMilliseconds: Int { 5 }
+  static var backstopMilliseconds: Int { Guesses.backstopMilliseconds }
 
   /// The executor of the current `withTestExecutor` scope, carried by the test's task and
   /// inherited by the tasks it starts (bound by ``withCurrent(_:isolation:_:)``).
