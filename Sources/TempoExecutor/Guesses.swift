@@ -8,9 +8,12 @@
 // system sleep arrives as a deadline, not a duration. Where a rule or an event can replace a
 // guess, its entry says which; the design of the executor as a bubble removes those.
 //
-// One more guess lives in TempoCore, which knows no executor: `RunBudget.realTimeLimit`, the
-// half second of real time `run()` spends on work that never ends (ten times that for the
-// auto-advance driver), where a count of steps alone would do.
+// Two more live in TempoCore, which knows no executor: `RunBudget.realTimeLimit`, the half
+// second of real time `run()` spends on work that never ends (ten times that for the
+// auto-advance driver), where a count of steps alone would do; and `Settling.rounds`, the
+// twenty probe rounds through the global executor and the main actor that stand in for quiet
+// where no test executor sees the test's jobs (a runtime without the hooks, or the end of an
+// XCTest test whose clocks opened none).
 
 /// The test executor's wall-clock guesses (see the comment at the top of this file).
 ///
