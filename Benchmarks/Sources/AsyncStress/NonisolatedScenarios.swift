@@ -159,10 +159,18 @@ extension NonisolatedScenario {
   ]
 
   /// Runs the scenario in a nonisolated task started by a plain thread, as XCTest starts a
-  /// test method: on a clock made outside any task (`clockOutsideTask`), else made in that
+  /// test method: on a clock made outside any task (`clockOutsideTask`: before the task starts,
+  /// or, `whileWaiting`, by a plain thread while the task waits for it), else made in that
   /// task, in a `withTestExecutor` scope unless `noWrapper`.
-  func run(clockOutsideTask: Bool, noWrapper: Bool) async -> [String] {
+  func run(clockOutsideTask: Bool, whileWaiting: Bool, noWrapper: Bool) async -> [String] {
     let body = self.body
+    if whileWaiting {
+      return await startedOutsideAnyTask {
+        let clock = await clockMadeOutsideATask(autoAdvance: false)
+        guard !noWrapper else { return await body(clock) }
+        return await withTestExecutor { await body(clock) }
+      }
+    }
     if clockOutsideTask {
       let clock = await clockMadeOutsideATask(autoAdvance: false)
       return await startedOutsideAnyTask {
@@ -187,10 +195,14 @@ func runNonisolatedScenarios(_ options: Options, _ watchdog: Watchdog) async {
     |---|---:|---:|---|
     """)
   let (outside, noWrapper) = (options.clockOutsideTask, options.noWrapper)
+  let whileWaiting = options.clockMadeWhileWaiting
   let run: @MainActor (NonisolatedScenario) async -> [[String]] = { scenario in
     await withTaskGroup(of: [String].self) { group in
       for _ in 0..<options.parallel {
-        group.addTask { await scenario.run(clockOutsideTask: outside, noWrapper: noWrapper) }
+        group.addTask {
+          await scenario.run(
+            clockOutsideTask: outside, whileWaiting: whileWaiting, noWrapper: noWrapper)
+        }
       }
       var results: [[String]] = []
       for await failures in group { results.append(failures) }

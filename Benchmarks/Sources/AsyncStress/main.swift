@@ -5,6 +5,7 @@
 //   swift run -c release AsyncStress [--repetitions 10000] [--peer-repetitions N] [--load]
 //     [--only NAME] [--tempo-only] [--no-wrapper] [--clock-outside-task] [--parallel N]
 //     [--auto-advance] [--off-main-actor] [--nonisolated] [--system-sleeps]
+//     [--clock-made-while-waiting]
 //
 // --no-wrapper runs Tempo without `withTestExecutor`: the clock, created in the run's task,
 // opens its executor itself. --clock-outside-task makes Tempo's clock on a plain thread outside
@@ -20,6 +21,9 @@
 // withTestExecutor scope unless --no-wrapper (--only names one of them). With --system-sleeps,
 // their forms whose code under test sleeps through `Task.sleep` and the system clocks, on the
 // scenario's clock after `controlSystemSleeps()` (SystemSleepScenarios.swift).
+// --clock-made-while-waiting (with --nonisolated) makes the clock on a plain thread while the
+// run's nonisolated task, already started, waits for it, and then advances it from that task:
+// the form a held-out harness found wrong (time moved before the work it released ran).
 // --parallel N runs N copies of each run at once, as a test runner runs tests in parallel (each
 // copy counts as a run).
 //
@@ -48,6 +52,7 @@ struct Options {
   var tempoOnly = false
   var noWrapper = false
   var clockOutsideTask = false
+  var clockMadeWhileWaiting = false
   var parallel = 1
   var autoAdvance = false
   var offMainActor = false
@@ -65,6 +70,9 @@ struct Options {
       case "--tempo-only": tempoOnly = true
       case "--no-wrapper": noWrapper = true
       case "--clock-outside-task": clockOutsideTask = true
+      case "--clock-made-while-waiting":
+        clockOutsideTask = true
+        clockMadeWhileWaiting = true
       case "--parallel": parallel = max(1, Int(arguments.popFirst() ?? "") ?? 1)
       case "--auto-advance": autoAdvance = true
       case "--off-main-actor": offMainActor = true
