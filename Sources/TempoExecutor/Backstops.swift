@@ -33,7 +33,7 @@ final class Backstops: @unchecked Sendable {
   /// Tells `executor` that its backstop is due (``TestExecutor/backstopIsDue()``) once
   /// `milliseconds` have passed.
   func arm(_ executor: TestExecutor, milliseconds: Int) {
-    let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(milliseconds) * 1_000_000
+    let deadline = RealTime.nanoseconds + UInt64(milliseconds) * 1_000_000
     // The lock by hand, not `withLock`: a debug build calls that generically, at nearly every
     // step of an advance.
     lock.lock()
@@ -46,7 +46,7 @@ final class Backstops: @unchecked Sendable {
 
   private func fireForever() {
     while true {
-      let now = DispatchTime.now().uptimeNanoseconds
+      let now = RealTime.nanoseconds
       let (due, next) = lock.withLock { () -> ([TestExecutor], UInt64?) in
         let (due, next) = schedule.takeDue(at: now)
         isIdle = next == nil
@@ -55,7 +55,7 @@ final class Backstops: @unchecked Sendable {
       for executor in due { executor.backstopIsDue() }
       if let next {
         let wakeTime = BackstopSchedule<TestExecutor>.wakeTime(for: next)
-        _ = wake.wait(timeout: DispatchTime(uptimeNanoseconds: wakeTime))
+        RealTime.wait(wake, untilNanoseconds: wakeTime)
       } else {
         wake.wait()
       }

@@ -1,3 +1,5 @@
+import Dispatch
+
 // Every wall-clock guess the test executor makes, named in one place, with the reason Swift's
 // runtime forces it and what could replace it.
 //
@@ -110,4 +112,48 @@ enum Guesses {
   /// no recorded start: 1 ms. The runtime hands over a deadline, not the duration asked for,
   /// and the clock was read at some point in the sleeper's job.
   static let systemSleepWindowWithoutAStart: Duration = .milliseconds(1)
+}
+
+/// The one place the test executor reads real time or waits on it: the guesses above are kept
+/// by these, and nothing else in TempoExecutor calls the system's clocks or timed waits. (A
+/// clock the executor is handed, which a test could drive, comes in here next.)
+///
+/// ```swift
+/// let start = RealTime.nanoseconds
+/// RealTime.after(microseconds: 20) { look() }
+/// ```
+enum RealTime {
+  /// Now, in nanoseconds of uptime.
+  static var nanoseconds: UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+  /// Runs `work` on `queue` (a global one by default) `microseconds` from now.
+  static func after(
+    microseconds: Int, on queue: DispatchQueue = .global(),
+    _ work: @escaping @Sendable () -> Void
+  ) {
+    queue.asyncAfter(deadline: .now() + .microseconds(microseconds), execute: work)
+  }
+
+  /// Runs `work` on `queue` after `interval`.
+  static func after(
+    _ interval: DispatchTimeInterval, on queue: DispatchQueue,
+    _ work: @escaping @Sendable () -> Void
+  ) {
+    queue.asyncAfter(deadline: .now() + interval, execute: work)
+  }
+
+  /// Waits on `semaphore` until it is signalled, or until `nanoseconds` of uptime.
+  static func wait(_ semaphore: DispatchSemaphore, untilNanoseconds nanoseconds: UInt64) {
+    _ = semaphore.wait(timeout: DispatchTime(uptimeNanoseconds: nanoseconds))
+  }
+
+  /// How far `instant` of the continuous clock is from now.
+  static func delay(until instant: ContinuousClock.Instant) -> Duration {
+    ContinuousClock.now.duration(to: instant)
+  }
+
+  /// How far `instant` of the suspending clock is from now.
+  static func delay(until instant: SuspendingClock.Instant) -> Duration {
+    SuspendingClock.now.duration(to: instant)
+  }
 }

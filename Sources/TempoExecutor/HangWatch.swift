@@ -195,7 +195,7 @@ package final class HangWatch: @unchecked Sendable {
   private var sourcesOfTest: [UnsafeRawPointer: Int] = [:]
   private var mainQueue: MainQueueWatchState<TestExecutor>
   private var isLooking = false
-  private var lastLook = DispatchTime.now()
+  private var lastLook = RealTime.nanoseconds
   private let queue = DispatchQueue(label: "Tempo hang watch")
   /// The real time between two looks.
   let period: DispatchTimeInterval
@@ -361,7 +361,7 @@ package final class HangWatch: @unchecked Sendable {
   private func beginLooking() -> Bool {
     guard !isLooking else { return false }
     isLooking = true
-    lastLook = .now()
+    lastLook = RealTime.nanoseconds
     return true
   }
 
@@ -372,18 +372,16 @@ package final class HangWatch: @unchecked Sendable {
   }
 
   private func scheduleLook() {
-    queue.asyncAfter(deadline: .now() + period) { [self] in look() }
+    RealTime.after(period, on: queue) { [self] in look() }
   }
 
   /// One look: observes every watched sleep and main queue, records them, ends the ones that
   /// fired, and looks again later while any is watched.
   private func look() {
     let (watched, sources, executors, afterGap) = lock.withLock {
-      let now = DispatchTime.now()
+      let now = RealTime.nanoseconds
       // Later than three periods: the watch itself did not run meanwhile.
-      let gap =
-        now.uptimeNanoseconds &- lastLook.uptimeNanoseconds
-        > Guesses.hangGapPeriods * periodNanoseconds
+      let gap = now &- lastLook > Guesses.hangGapPeriods * periodNanoseconds
       lastLook = now
       return (state.watched, work.watched, mainQueue.watched, gap)
     }

@@ -36,12 +36,12 @@ struct LookCredit {
 
   /// A wait that begins now.
   static func startingNow() -> LookCredit {
-    LookCredit(startingAt: DispatchTime.now().uptimeNanoseconds)
+    LookCredit(startingAt: RealTime.nanoseconds)
   }
 
   /// A look runs now, due `microseconds` after the last.
   mutating func lookNow(dueAfterMicroseconds microseconds: Int) {
-    look(at: DispatchTime.now().uptimeNanoseconds, dueAfter: UInt64(microseconds) * 1_000)
+    look(at: RealTime.nanoseconds, dueAfter: UInt64(microseconds) * 1_000)
   }
 
   /// A look ran at `now` (nanoseconds of uptime), due `delay` nanoseconds after the last.

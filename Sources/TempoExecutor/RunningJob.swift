@@ -87,7 +87,7 @@ enum RunningJob {
   /// How long ago the job of `task` that the thread runs began, if it runs one (the window in
   /// which that task read anything it read in this job: a system sleep's `now`, say).
   static func timeInJob(of task: UnsafeRawPointer) -> Duration? {
-    startOfJob(of: task).map { .nanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - $0)) }
+    startOfJob(of: task).map { .nanoseconds(Int64(RealTime.nanoseconds - $0)) }
   }
 
   /// Runs `body` marked as running a job of `executor` (of `task`, if the job is a task's), or

@@ -67,10 +67,10 @@ package enum SystemSleep {
     until instant: Instant
   ) -> (delay: Duration, name: String)? {
     if let instant = instant as? ContinuousClock.Instant {
-      return (ContinuousClock.now.duration(to: instant), "ContinuousClock")
+      return (RealTime.delay(until: instant), "ContinuousClock")
     }
     if let instant = instant as? SuspendingClock.Instant {
-      return (SuspendingClock.now.duration(to: instant), "SuspendingClock")
+      return (RealTime.delay(until: instant), "SuspendingClock")
     }
     return nil
   }
@@ -119,11 +119,10 @@ package enum SystemSleep {
     let wait = min(max(delay, .zero), year)
     let (seconds, attoseconds) = wait.components
     let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-    DispatchQueue.global(qos: DispatchQoS.QoSClass(job.priority))
-      .asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
-        job.runSynchronously(on: TaskLineage.genericExecutor)
-        ran?()
-      }
+    RealTime.after(.nanoseconds(nanoseconds), on: .global(qos: .init(job.priority))) {
+      job.runSynchronously(on: TaskLineage.genericExecutor)
+      ran?()
+    }
   }
 }
 
@@ -245,7 +244,7 @@ extension TestExecutor {
       systemSleeps.carriedStarts.isEmpty
         ? nil : systemSleeps.carriedStarts.removeValue(forKey: task)
     }
-    return carried ?? DispatchTime.now().uptimeNanoseconds
+    return carried ?? RealTime.nanoseconds
   }
 
   /// Takes `job`, the wake job of a system sleep of the current task, for the clock that

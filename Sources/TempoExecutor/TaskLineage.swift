@@ -63,7 +63,7 @@ enum TaskLineage {
       tempo_task_release(yielder.address)
       return
     }
-    DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(microseconds)) {
+    RealTime.after(microseconds: microseconds) {
       finish(job, after: yielder, every: microseconds * 2)
     }
   }

@@ -248,7 +248,7 @@ extension TestExecutor {
     guard let heldOpener else { return }
     // Parked in a yield, it may be waiting for a thread of the platform's executor, unseen.
     let runnable = tempo_task_is_runnable(heldOpener) || Self.isParkedInYield(heldOpener)
-    let now = DispatchTime.now().uptimeNanoseconds
+    let now = RealTime.nanoseconds
     resume(lock.withLock { state.openerRead(runnable: runnable, at: now) })
   }
 
@@ -280,7 +280,7 @@ extension TestExecutor {
     // Strongly, until it closes (or for a second): a weak reference would give the executor a
     // side table, and every retain and release of it on the path of every job would take the
     // runtime's slow path (a third of a main-actor yield's time, measured).
-    DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(microseconds)) {
+    RealTime.after(microseconds: microseconds) {
       guard let opener = self.heldOpener, self.isOpenerParked else {
         return self.lookAtOpener(credit: credit, dueAfter: microseconds)
       }

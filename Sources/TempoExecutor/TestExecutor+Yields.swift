@@ -242,7 +242,7 @@ extension TestExecutor {
     resuming continuation: UnsafeContinuation<UInt64?, Never>, credit: LookCredit,
     acceptedBefore: Int, priority: UInt8, every microseconds: Int
   ) {
-    DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(microseconds)) {
+    RealTime.after(microseconds: microseconds) {
       TasksQueue.after(priority: priority) {
         var credit = credit
         credit.lookNow(dueAfterMicroseconds: microseconds)
