@@ -114,15 +114,43 @@ enum Guesses {
   static let systemSleepWindowWithoutAStart: Duration = .milliseconds(1)
 }
 
+/// Real time as a guess reads it and waits on it, handed to what keeps the guess: the system's
+/// (``RealTime/system``) in production; a test hands its own, which it moves by hand, to drive
+/// the guess with no real wait. The hang watch takes one; the others read ``RealTime``'s
+/// static members, which are the system's.
+///
+/// ```swift
+/// let watch = HangWatch(looksToFire: 4, periodMilliseconds: 250, time: RealTime.system)
+/// ```
+protocol WallTime: Sendable {
+  /// Now, in nanoseconds since an origin of the clock's own.
+  var nanoseconds: UInt64 { get }
+  /// Runs `work` on `queue` once `nanoseconds` have passed.
+  func after(
+    nanoseconds: UInt64, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void)
+}
+
 /// The one place the test executor reads real time or waits on it: the guesses above are kept
-/// by these, and nothing else in TempoExecutor calls the system's clocks or timed waits. (A
-/// clock the executor is handed, which a test could drive, comes in here next.)
+/// by these, and nothing else in TempoExecutor calls the system's clocks or timed waits.
 ///
 /// ```swift
 /// let start = RealTime.nanoseconds
 /// RealTime.after(microseconds: 20) { look() }
 /// ```
 enum RealTime {
+  /// The system's real time, as a ``WallTime``.
+  static let system: any WallTime = SystemTime()
+
+  private struct SystemTime: WallTime {
+    var nanoseconds: UInt64 { RealTime.nanoseconds }
+
+    func after(
+      nanoseconds: UInt64, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void
+    ) {
+      RealTime.after(.nanoseconds(Int(clamping: nanoseconds)), on: queue, work)
+    }
+  }
+
   /// Now, in nanoseconds of uptime.
   static var nanoseconds: UInt64 { DispatchTime.now().uptimeNanoseconds }
 

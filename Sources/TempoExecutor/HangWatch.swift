@@ -162,7 +162,7 @@ package struct HangWatchState<Payload> {
 ///
 /// A sleep is watched when it can hold its test up for good (``SleeperRole``): a sleep of the
 /// test's own task, or of another task of a scope while the scope's body waits. A thread of
-/// its own looks every ``period`` of real time (a clock nothing fakes). A sleep
+/// its own looks every period of real time (the system's clock, which only Tempo's own tests replace). A sleep
 /// that is still pending, in a test whose work is quiet and that waits on no outside work,
 /// while neither its clock nor the test's jobs moved, for ``looksToFire`` looks in a row after
 /// the first that saw it (about a second), is reported: one issue per test, naming each such
@@ -195,10 +195,10 @@ package final class HangWatch: @unchecked Sendable {
   private var sourcesOfTest: [UnsafeRawPointer: Int] = [:]
   private var mainQueue: MainQueueWatchState<TestExecutor>
   private var isLooking = false
-  private var lastLook = RealTime.nanoseconds
+  private var lastLook: UInt64
   private let queue = DispatchQueue(label: "Tempo hang watch")
-  /// The real time between two looks.
-  let period: DispatchTimeInterval
+  /// The real time the looks are timed by: the system's, but in Tempo's own tests.
+  private let time: any WallTime
   /// How many looks in a row a sleep must hold its test up to be reported.
   let looksToFire: Int
   let periodNanoseconds: UInt64
@@ -207,12 +207,15 @@ package final class HangWatch: @unchecked Sendable {
   package static let shared = HangWatch(
     looksToFire: Guesses.hangLooksToFire, periodMilliseconds: Guesses.hangLookPeriodMilliseconds)
 
-  init(looksToFire: Int, periodMilliseconds: Int) {
+  /// A watch that looks every `periodMilliseconds` of `time`, and reports a sleep that held its
+  /// test up for `looksToFire` looks in a row.
+  init(looksToFire: Int, periodMilliseconds: Int, time: any WallTime = RealTime.system) {
+    self.time = time
+    lastLook = time.nanoseconds
     state = HangWatchState(looksToFire: looksToFire)
     work = HangWatchState(looksToFire: looksToFire + Self.workLooksBeyondSleeps)
     mainQueue = MainQueueWatchState(looksToFire: looksToFire)
     self.looksToFire = looksToFire
-    period = .milliseconds(periodMilliseconds)
     periodNanoseconds = UInt64(periodMilliseconds) * 1_000_000
   }
 
@@ -361,7 +364,7 @@ package final class HangWatch: @unchecked Sendable {
   private func beginLooking() -> Bool {
     guard !isLooking else { return false }
     isLooking = true
-    lastLook = RealTime.nanoseconds
+    lastLook = time.nanoseconds
     return true
   }
 
@@ -372,14 +375,14 @@ package final class HangWatch: @unchecked Sendable {
   }
 
   private func scheduleLook() {
-    RealTime.after(period, on: queue) { [self] in look() }
+    time.after(nanoseconds: periodNanoseconds, on: queue) { [self] in look() }
   }
 
   /// One look: observes every watched sleep and main queue, records them, ends the ones that
   /// fired, and looks again later while any is watched.
   private func look() {
     let (watched, sources, executors, afterGap) = lock.withLock {
-      let now = RealTime.nanoseconds
+      let now = time.nanoseconds
       // Later than three periods: the watch itself did not run meanwhile.
       let gap = now &- lastLook > Guesses.hangGapPeriods * periodNanoseconds
       lastLook = now
