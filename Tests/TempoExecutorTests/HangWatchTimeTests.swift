@@ -54,9 +54,14 @@ final class ManualTime: WallTime, @unchecked Sendable {
 /// that holds its test up is reported four looks, a quarter of a second apart, after the look
 /// that first sees it, and a gap in the looks starts the count again. No real time passes.
 @Suite struct HangWatchTimeTests {
-  /// A sleep of the test's own task, on a timeline nothing advances, watched by `watch`: answers
-  /// how the sleep ended, once it has.
-  private func blockedSleep(watchedBy watch: HangWatch) -> LockedBox<(any Error)?> {
+  /// A hang watch timed by a clock the test moves (with the guesses' own period and looks),
+  /// following a sleep of the test's own task on a timeline nothing advances: answers the clock
+  /// and how the sleep ended, once it has.
+  private func watchedBlockedSleep() -> (ManualTime, LockedBox<(any Error)?>) {
+    let time = ManualTime()
+    let watch = HangWatch(
+      looksToFire: Guesses.hangLooksToFire, periodMilliseconds: Guesses.hangLookPeriodMilliseconds,
+      time: time)
     let ended = LockedBox<(any Error)?>(nil)
     let timeline = Timeline<Int, Int>(now: 0, name: "TestClock") { $0 + $1 }
     let sleeper = timeline.makeSleeper()
@@ -68,15 +73,11 @@ final class ManualTime: WallTime, @unchecked Sendable {
       sleeper, handle: handle, role: .testTask(nil), clock: .unknown, onScheduler: false)
     // The sleeper lives as long as its wake-up, which the timeline holds.
     withExtendedLifetime(timeline) {}
-    return ended
+    return (time, ended)
   }
 
   @Test func aSleepThatHoldsItsTestUpIsEndedFourLooksAfterItIsFirstSeen() {
-    let time = ManualTime()
-    let watch = HangWatch(
-      looksToFire: Guesses.hangLooksToFire, periodMilliseconds: Guesses.hangLookPeriodMilliseconds,
-      time: time)
-    let ended = blockedSleep(watchedBy: watch)
+    let (time, ended) = watchedBlockedSleep()
     // The first look, at 250 ms, records the sleep; four more with nothing moving report it.
     time.advance(byMilliseconds: 1_249)
     #expect(ended.withLock { $0 } == nil, "reported before the fourth look after the first")
@@ -85,11 +86,7 @@ final class ManualTime: WallTime, @unchecked Sendable {
   }
 
   @Test func aGapInTheLooksStartsTheCountAgain() {
-    let time = ManualTime()
-    let watch = HangWatch(
-      looksToFire: Guesses.hangLooksToFire, periodMilliseconds: Guesses.hangLookPeriodMilliseconds,
-      time: time)
-    let ended = blockedSleep(watchedBy: watch)
+    let (time, ended) = watchedBlockedSleep()
     time.advance(byMilliseconds: 500)  // two looks, at 250 and 500 ms
     // The watch itself is held up: its next look comes a second late, at 1.5 s, more than
     // three periods after the one before, and counts again from there.
