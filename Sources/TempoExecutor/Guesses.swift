@@ -123,7 +123,8 @@ enum Guesses {
 /// let watch = HangWatch(looksToFire: 4, periodMilliseconds: 250, time: RealTime.system)
 /// ```
 protocol WallTime: Sendable {
-  /// Now, in nanoseconds since an origin of the clock's own.
+  /// Now, in nanoseconds since an origin of the clock's own. Read under its users' locks: it
+  /// takes no lock of its own and calls nothing out.
   var nanoseconds: UInt64 { get }
   /// Runs `work` on `queue` once `nanoseconds` have passed.
   func after(
