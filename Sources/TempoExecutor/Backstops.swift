@@ -94,16 +94,11 @@ package struct BackstopSchedule<Owner: AnyObject> {
 
   package init() {}
 
-  /// How late a backstop may fire, so that the thread wakes once for all the backstops due
-  /// within that much of each other: tests run back to back arm one each, tens of microseconds
-  /// apart, and a wake for each was a thread switch per test, CPU taken from the tests beside
-  /// it.
-  package static var slackNanoseconds: UInt64 { Guesses.backstopSlackNanoseconds }
-
   /// When the thread wakes for a backstop due at `deadline`: at the end of the slack period
-  /// `deadline` falls in, after it and at most ``slackNanoseconds`` later.
+  /// `deadline` falls in, after it and at most ``Guesses/backstopSlackNanoseconds`` later.
   package static func wakeTime(for deadline: UInt64) -> UInt64 {
-    (deadline / slackNanoseconds + 1) * slackNanoseconds
+    let slack = Guesses.backstopSlackNanoseconds
+    return (deadline / slack + 1) * slack
   }
 
   /// How many entries are stored, fired or not (for tests: it stays within twice the number

@@ -20,7 +20,7 @@ import TempoRuntimeABI
 /// The sleeps one end of a test ended, and what became of their tasks.
 ///
 /// ```swift
-/// let ended = EndedSleeps.end(source.pendingSleeps)   // each sleep throws into its task
+/// let ended = EndedSleeps.end(of: sources)            // each sleep throws into its task
 /// // … the test's work goes quiet …
 /// let stuck = ended?.unfinished() ?? []               // tasks that did not finish
 /// ```
@@ -42,9 +42,11 @@ package final class EndedSleeps: @unchecked Sendable {
     entries = descriptions.map { Entry(description: $0, task: nil) }
   }
 
-  /// Ends each sleep of `sleeps` still pending: it throws ``EndedWithItsTest`` into its task.
+  /// Ends each sleep still pending on `sources`: it throws ``EndedWithItsTest`` into its task.
   /// Answers nil if there were none.
-  package static func end(_ sleeps: [PendingSleep]) -> EndedSleeps? {
+  package static func end(of sources: [any LeftoverWorkSource]) -> EndedSleeps? {
+    var sleeps: [PendingSleep] = []
+    for source in sources { sleeps += source.pendingSleeps }
     guard !sleeps.isEmpty else { return nil }
     // Described before they end: the description reads the wake-up's timeline.
     let ended = EndedSleeps(

@@ -32,7 +32,9 @@ enum Guesses {
   static let backstopMilliseconds = 5
 
   /// How late a backstop may fire, so that the backstop thread wakes once for all those due
-  /// within that much of each other: 2 ms. Goes with the backstop.
+  /// within that much of each other: 2 ms. Tests run back to back arm one each, tens of
+  /// microseconds apart, and a wake for each was a thread switch per test. Goes with the
+  /// backstop.
   static let backstopSlackNanoseconds: UInt64 = 2_000_000
 
   // MARK: The opener's job
@@ -40,7 +42,8 @@ enum Guesses {
   /// How long the status of the task that opened the executor must read as suspended, at every
   /// look, before its job is taken to have ended: 5 ms. The runtime says when a job starts,
   /// not when the task running it suspends; a task preempted between the two reads as
-  /// suspended. Replaceable by a rule: open executors at a scope's boundary only.
+  /// suspended; reads that agree over 5 ms make a preempted window unlikely, not impossible.
+  /// Replaceable by a rule: open executors at a scope's boundary only.
   static let openerConfirmationNanoseconds: UInt64 = 5_000_000
 
   /// The looks at the opener's status: the first this many microseconds after the executor
@@ -160,7 +163,7 @@ enum RealTime {
     microseconds: Int, on queue: DispatchQueue = .global(),
     _ work: @escaping @Sendable () -> Void
   ) {
-    queue.asyncAfter(deadline: .now() + .microseconds(microseconds), execute: work)
+    after(.microseconds(microseconds), on: queue, work)
   }
 
   /// Runs `work` on `queue` after `interval`.

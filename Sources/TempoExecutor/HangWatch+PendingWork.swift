@@ -12,11 +12,6 @@ import TempoRuntimeABI
 
 @available(TempoTestExecutor 1.0, *)
 extension HangWatch {
-  /// How many looks more than a sleep a source's pending work must hold its test up to be
-  /// reported: the sleeps of a blocked test are reported and ended first, and whatever they
-  /// release moves the test on.
-  static let workLooksBeyondSleeps = Guesses.hangWorkLooksBeyondSleeps
-
   /// How many sources the watch follows at once for one test: a test that keeps thousands of
   /// schedulers with work pending (a model check of the engine) would otherwise cost every
   /// look thousands of reads. Sources beyond it are not followed for that test.
@@ -61,7 +56,7 @@ extension HangWatch {
         source.leftoverDescription ?? source.name,
         waited: describeSeconds(
           Duration.nanoseconds(
-            Int64(periodNanoseconds) * Int64(looksToFire + Self.workLooksBeyondSleeps))),
+            Int64(periodNanoseconds) * Int64(looksToFire + Guesses.hangWorkLooksBeyondSleeps))),
         noun: noun),
       location: watched.role.scopeExecutor?.scope ?? source.creationLine)
     report.reportInScope = watched.role.scopeExecutor?.reportInScope

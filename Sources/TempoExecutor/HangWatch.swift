@@ -213,7 +213,7 @@ package final class HangWatch: @unchecked Sendable {
     self.time = time
     lastLook = time.nanoseconds
     state = HangWatchState(looksToFire: looksToFire)
-    work = HangWatchState(looksToFire: looksToFire + Self.workLooksBeyondSleeps)
+    work = HangWatchState(looksToFire: looksToFire + Guesses.hangWorkLooksBeyondSleeps)
     mainQueue = MainQueueWatchState(looksToFire: looksToFire)
     self.looksToFire = looksToFire
     periodNanoseconds = UInt64(periodMilliseconds) * 1_000_000

@@ -65,9 +65,12 @@ package final class Leftovers: @unchecked Sendable {
   }
 
   /// The pending work of every source still alive that has some, one description each.
-  package var pending: [String] {
+  package var pending: [String] { Self.pendingWork(of: liveSources) }
+
+  /// The pending work of each of `sources` that has some, one description each.
+  package static func pendingWork(of sources: [any LeftoverWorkSource]) -> [String] {
     var descriptions: [String] = []
-    for source in liveSources {
+    for source in sources {
       if let description = source.leftoverDescription { descriptions.append(description) }
     }
     return descriptions

@@ -116,9 +116,6 @@ package struct MainQueueWatchState<Payload> {
 
   /// How many looks in a row the main queue must hold an advance up, unchanged, to be reported.
   package let looksToFire: Int
-  /// How many times ``looksToFire`` a test waits while the main thread runs another test's
-  /// work (``MainQueueObservation/isBehindAnotherTest``).
-  package static var looksBehindAnotherTest: Int { Guesses.mainQueueLooksBehindAnotherTest }
   private var entries: [ObjectIdentifier: Entry] = [:]
 
   package init(looksToFire: Int) {
@@ -162,7 +159,7 @@ package struct MainQueueWatchState<Payload> {
       entry.count.look(observation, holdsTestUp: observation.holdsWaitUp, afterGap: afterGap)
       let looksToFire =
         observation.isBehindAnotherTest
-        ? entry.looksToFire * Self.looksBehindAnotherTest : entry.looksToFire
+        ? entry.looksToFire * Guesses.mainQueueLooksBehindAnotherTest : entry.looksToFire
       if entry.count.stalledLooks >= looksToFire {
         entries[key] = nil
         fired.append((entry.payload, observation.pumpBlocksStarted))

@@ -27,11 +27,12 @@ extension TestExecutor {
     isolation: isolated (any Actor)? = #isolation
   ) async -> String? {
     let stuck = await endBackgroundWork(at: location)
-    let pending = leftovers.pending
+    // The sources are read once, for the listing and for the sleeps to end.
+    let sources = leftovers.liveSources
+    let pending = Leftovers.pendingWork(of: sources)
     // A source with a sleep pending lists it: with nothing listed, there is nothing to end.
     let unfinished =
-      endingSleeps && !pending.isEmpty
-      ? await endSleeps(of: leftovers.liveSources, at: location) : []
+      endingSleeps && !pending.isEmpty ? await endSleeps(of: sources, at: location) : []
     let running = pending.isEmpty && tasksAreRunning()
     guard !pending.isEmpty || running || !stuck.isEmpty else { return nil }
     return LeftoverMessage.compose(
@@ -46,9 +47,7 @@ extension TestExecutor {
     of sources: [any LeftoverWorkSource], at location: SourceLocation,
     isolation: isolated (any Actor)? = #isolation
   ) async -> [String] {
-    var sleeps: [PendingSleep] = []
-    for source in sources { sleeps += source.pendingSleeps }
-    guard let ended = EndedSleeps.end(sleeps) else { return [] }
+    guard let ended = EndedSleeps.end(of: sources) else { return [] }
     await waitForQuiet(at: location)
     return ended.unfinished()
   }

@@ -110,7 +110,7 @@ extension TestExecutor {
       let queue = pumpsOnMainQueue ? DispatchQueue.main : .global()
       queue.async { self.pump(on: queue, block: self.pumpsOnMainQueue ? .mainQueue : .elsewhere) }
     case .backstop:
-      Backstops.shared.arm(self, milliseconds: Self.backstopMilliseconds)
+      Backstops.shared.arm(self, milliseconds: Guesses.backstopMilliseconds)
     case .pumpOffMainQueue:
       // A serial queue's thread, as for the backstop: the main thread may be blocked waiting
       // for these jobs, and the shared pool's threads too.

@@ -78,9 +78,6 @@ package final class TestExecutor: @unchecked Sendable {
   /// The member noted last (see ``noteMember(_:isRetained:watches:)``).
   @exclusivity(unchecked) var lastNoted = LastNoted()
 
-  /// How long the backstop waits before it runs a job that a draining driver has not run.
-  static var backstopMilliseconds: Int { Guesses.backstopMilliseconds }
-
   /// The executor of the current `withTestExecutor` scope, carried by the test's task and
   /// inherited by the tasks it starts (bound by ``withCurrent(_:isolation:_:)``).
   package static var current: TestExecutor? { bound }

@@ -207,11 +207,6 @@ extension TestExecutorStateMachine {
       case trusted
     }
 
-    /// How long the opener's status must read as suspended, at every look, before its job is
-    /// taken to have ended, where reads are ``Reads/confirmed``: 5 ms. Reads that agree over
-    /// 5 ms make a preempted window unlikely; they are not proof (see TimeThatMovesItself.md).
-    static var confirmation: UInt64 { Guesses.openerConfirmationNanoseconds }
-
     /// The opening task, while its job may still run; nil once it has ended, or if the
     /// executor was not opened for a running task.
     private(set) var opener: UnsafeRawPointer?
@@ -276,7 +271,7 @@ extension TestExecutorStateMachine {
           suspendedSince = now
           return false
         }
-        return now &- since >= Self.confirmation
+        return now &- since >= Guesses.openerConfirmationNanoseconds
       }
     }
 

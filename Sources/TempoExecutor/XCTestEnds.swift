@@ -92,7 +92,7 @@ package enum XCTestEnds {
     of sources: [any LeftoverWorkSource], on executors: [TestExecutor],
     at location: SourceLocation
   ) async -> [String] {
-    guard let ended = EndedSleeps.end(sources.flatMap(\.pendingSleeps)) else { return [] }
+    guard let ended = EndedSleeps.end(of: sources) else { return [] }
     if executors.isEmpty { await Settling.settleWithoutAnExecutor() }
     for executor in executors { await executor.waitForQuiet(at: location) }
     return ended.unfinished()

@@ -1,11 +1,12 @@
 import Dispatch
 import TempoClocks
 import TempoCore
-import TempoExecutor
 import TempoSupport
 import TempoTestHelpers
 import TempoTestSupport
 import Testing
+
+@testable import TempoExecutor
 
 // The backstop: an advancing action that blocks until a job it released has run still
 // finishes, because the one thread that times every executor's backstop runs that job on a
@@ -106,7 +107,7 @@ private func runAnActionThatBlocksOnAJob(
   /// The thread wakes once for all the backstops due within the slack of each other, after
   /// each deadline and never more than the slack after it.
   @Test func backstopsDueCloseTogetherShareOneWake() {
-    let slack = BackstopSchedule<Owner>.slackNanoseconds
+    let slack = Guesses.backstopSlackNanoseconds
     let start = 7 * slack
     let deadlines = stride(from: start, to: start + slack, by: Int(slack / 40)).map { $0 }
     let wakes = Set(deadlines.map { BackstopSchedule<Owner>.wakeTime(for: $0) })

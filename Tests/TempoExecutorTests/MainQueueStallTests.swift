@@ -208,7 +208,7 @@ import Testing
     var state = MainQueueWatchState<String>(looksToFire: 4)
     let behind = seen(behindAnotherTest: true)
     state.add(key, "test", first: behind)
-    #expect(MainQueueWatchState<String>.looksBehindAnotherTest == 4)
+    #expect(Guesses.mainQueueLooksBehindAnotherTest == 4)
     #expect(look(&state, behind, looks: 30) == 16)
     #expect(state.isEmpty)
   }

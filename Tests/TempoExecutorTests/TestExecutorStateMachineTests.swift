@@ -384,7 +384,7 @@ extension QueuedJob: ExpressibleByIntegerLiteral {
   /// as waiting; if what it waits for completes in between, it reads as running again and goes
   /// on in the same job. Only reads that say "suspended" for the whole confirmation end its job.
   @Test func theOpenersStatusMustReadSuspendedForTheWholeConfirmation() {
-    let confirmation = TestExecutorStateMachine.OpenerWatch.confirmation
+    let confirmation = Guesses.openerConfirmationNanoseconds
     var queue = TestExecutorStateMachine()
     queue.openerIsRunning(opener)
     #expect(queue.openerRead(runnable: false, at: 1_000).isEmpty)
@@ -407,7 +407,7 @@ extension QueuedJob: ExpressibleByIntegerLiteral {
       #expect(queue.wait(.init(continuation: continuation, giveUpAt: .max)) == nil)
       #expect(queue.openerRead(runnable: false, at: 0).isEmpty)
       let released = queue.openerRead(
-        runnable: false, at: TestExecutorStateMachine.OpenerWatch.confirmation)
+        runnable: false, at: Guesses.openerConfirmationNanoseconds)
       #expect(released.count == 1)
       for waiter in released { waiter.continuation.resume(returning: waiter.quiet) }
     }
@@ -587,7 +587,7 @@ extension QueuedJob: ExpressibleByIntegerLiteral {
     let task = UnsafeRawPointer(bitPattern: 0x1000)!
     let driver = UnsafeRawPointer(bitPattern: 0x2000)!
     let opener = UnsafeRawPointer(bitPattern: 0x3000)!
-    let confirmation = Machine.OpenerWatch.confirmation
+    let confirmation = Guesses.openerConfirmationNanoseconds
     var queue = Machine()
     var model = Model()
     var nextJob = 0
