@@ -249,7 +249,12 @@ extension TestExecutor {
     // Parked in a yield, it may be waiting for a thread of the platform's executor, unseen.
     let runnable = tempo_task_is_runnable(heldOpener) || Self.isParkedInYield(heldOpener)
     let now = RealTime.nanoseconds
-    resume(lock.withLock { state.openerRead(runnable: runnable, at: now) })
+    let (released, watchAgain) = lock.withLock {
+      (state.openerRead(runnable: runnable, at: now), runnable && state.openerReadRunnable())
+    }
+    resume(released)
+    // Its job is on the main queue, unseen: the pass tells when it has run.
+    if watchAgain { MainQueueActivity.async { self.mainQueuePassRan() } }
   }
 
   /// Whether the opener is parked in a yield, its continuation not running yet.

@@ -210,6 +210,11 @@ extension TestExecutorStateMachine {
     /// The opening task, while its job may still run; nil once it has ended, or if the
     /// executor was not opened for a running task.
     private(set) var opener: UnsafeRawPointer?
+    /// The opening task, for as long as the executor lives, if its job ran on the main queue:
+    /// its function read the main actor's executor before Tempo's hooks answered, so each of
+    /// its later hops back to the main actor goes to the platform's main queue, unseen, as its
+    /// first job did (see ``resumedUnseen(quietByCounts:isDriver:)``).
+    private(set) var mainQueueOpener: UnsafeRawPointer?
     /// How far a read of the opener's status is trusted.
     private(set) var reads = Reads.trusted
     /// Whether someone looks at the opener's status until it suspends.
@@ -225,6 +230,7 @@ extension TestExecutorStateMachine {
         preconditionFailure("test executor: opened for a running task while another one ran")
       }
       opener = task
+      if onMainQueue { mainQueueOpener = task }
       reads = onMainQueue ? .ignoredUntilMainQueuePass : .confirmed
       isWatched = false
       suspendedSince = nil
@@ -243,6 +249,23 @@ extension TestExecutorStateMachine {
       opener = nil
       isWatched = false
       suspendedSince = nil
+      return true
+    }
+
+    /// The main-queue opener read as runnable (queued or running) while its job had ended: if
+    /// nothing of the test is queued or running by the counts, and the opener does not wait for
+    /// quiet itself, it can only be in a job of the platform's main queue, which no hook sees
+    /// (or of an executor of its own). Its job is watched again as the first was: until a pass
+    /// through the main queue, queued now, has run behind it. Answers whether the caller
+    /// queues that pass.
+    ///
+    /// A rule, not a guess: the main queue runs its blocks in order, so the pass runs after the
+    /// job the read saw queued or running there.
+    mutating func resumedUnseen(quietByCounts: Bool, isDriver: Bool) -> Bool {
+      guard opener == nil, let task = mainQueueOpener, quietByCounts, !isDriver else {
+        return false
+      }
+      start(task, onMainQueue: true)
       return true
     }
 

@@ -469,6 +469,15 @@ struct TestExecutorStateMachine: ~Copyable {
     return endOpenersJob()
   }
 
+  /// The main-queue opener read as runnable: answers whether its job is watched again, and the
+  /// caller queues a pass through the main queue (see ``OpenerWatch/resumedUnseen(quietByCounts:isDriver:)``).
+  mutating func openerReadRunnable() -> Bool {
+    defer { checkInvariants() }
+    guard let task = openerWatch.mainQueueOpener else { return false }
+    return openerWatch.resumedUnseen(
+      quietByCounts: jobs.isEmpty && counts.isQuiet, isDriver: runners.isDriver(task))
+  }
+
   /// The opener's job has ended; returns the waiters that releases.
   mutating func openerSuspended() -> [Release] {
     defer { checkInvariants() }

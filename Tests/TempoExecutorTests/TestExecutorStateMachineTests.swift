@@ -439,6 +439,52 @@ extension QueuedJob: ExpressibleByIntegerLiteral {
     #expect(queue.opener == nil)
   }
 
+  /// An opener on the main queue read the platform's main executor, so its later hops back to
+  /// the main actor go to the main queue unseen: read as runnable after its first job has
+  /// ended, with nothing else of the test queued or running, its job is watched again until a
+  /// pass through the main queue has run. Not while the counts show work (that work is
+  /// waited for anyway), not while it waits for quiet itself, and never for an opener off the
+  /// main queue, whose hops the hooks see.
+  @Test func aMainQueueOpenerReadRunnableAfterItsJobIsWatchedAgain() async {
+    var queue = TestExecutorStateMachine()
+    queue.openerIsRunning(opener, onMainQueue: true)
+    #expect(queue.openerReadRunnable() == false)  // its first job is still watched
+    _ = queue.mainQueuePassRan()
+    _ = queue.openerRead(runnable: false, at: 0)
+    let quietAfterTheFirstJob = queue.opener == nil && queue.isQuiet
+    #expect(quietAfterTheFirstJob)
+    // Work of the test counted: waited for by the counts; no second watch.
+    _ = queue.enqueue(1, task: other)
+    #expect(queue.openerReadRunnable() == false)
+    _ = queue.takeForPump()
+    _ = queue.finishJob(byPump: true)
+    // Waiting for quiet itself: its own job is not the test's work.
+    queue.beginDriving(opener).forEach { _ in Issue.record("nobody waited") }
+    #expect(queue.openerReadRunnable() == false)
+    queue.endDriving(opener)
+    // Quiet by the counts, and the opener runnable: watched again, until the pass.
+    #expect(queue.openerReadRunnable() == true)
+    let watchedAgain = queue.opener == opener && !queue.isQuiet
+    #expect(watchedAgain)
+    let answer = await withUnsafeContinuation { continuation in
+      #expect(queue.wait(.init(continuation: continuation, giveUpAt: .max)) == nil)
+      #expect(queue.openerReadRunnable() == false)  // watched already
+      #expect(queue.openerRead(runnable: false, at: 0).isEmpty)  // before the pass: ignored
+      _ = queue.mainQueuePassRan()
+      let released = queue.openerRead(runnable: false, at: 0)
+      #expect(released.count == 1)
+      for waiter in released { waiter.continuation.resume(returning: waiter.quiet) }
+    }
+    #expect(answer == true)
+
+    var offMain = TestExecutorStateMachine()
+    offMain.openerIsRunning(opener)
+    _ = offMain.openerSuspended()
+    let offMainWatched = offMain.openerReadRunnable()
+    let offMainQuiet = offMain.isQuiet
+    #expect(!offMainWatched && offMainQuiet)
+  }
+
   /// The opener that waits for quiet itself (it advances) is no longer the test's work; a
   /// waiter before it (an auto-advance driver) is released.
   @Test func theOpenerBeginningToWaitReleasesTheOthersWaiting() async {
