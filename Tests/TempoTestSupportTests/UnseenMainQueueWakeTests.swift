@@ -101,3 +101,25 @@ final class PlainMainQueueExecutor: SerialExecutor {
     #expect(events == ["woke at 100 ms", "debounce at 300 ms"])
   }
 }
+
+import XCTest
+
+/// The shape in XCTest: a scheduler held in a property, made with the test case (outside any
+/// task), and a `@MainActor` async test method.
+@MainActor
+final class UnseenMainQueueWakeXCTests: XCTestCase {
+  let mainQueue = DispatchQueue.test
+
+  func testAMainActorTestWakesBeforeTheDebounceFires() async {
+    mainQueue.automaticallyAdvances = true
+    let start = mainQueue.now
+    var events: [String] = []
+    mainQueue.schedule(after: start.advanced(by: .milliseconds(300))) {
+      events.append("debounce at \(start.distance(to: self.mainQueue.now).magnitude / 1_000_000) ms")
+    }
+    try? await mainQueue.sleep(for: .milliseconds(100))
+    events.append("woke at \(start.distance(to: mainQueue.now).magnitude / 1_000_000) ms")
+    try? await mainQueue.sleep(for: .milliseconds(400))
+    XCTAssertEqual(events, ["woke at 100 ms", "debounce at 300 ms"])
+  }
+}
