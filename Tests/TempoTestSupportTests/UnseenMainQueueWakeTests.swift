@@ -3,6 +3,7 @@ import TempoClocks
 import TempoSchedulers
 import TempoTestHelpers
 import Testing
+import XCTest
 
 // A `@MainActor` test whose body started before any test executor was open read the main
 // actor's executor then: the platform's, not Tempo's. Its task's hops back to the main actor
@@ -102,8 +103,6 @@ final class PlainMainQueueExecutor: SerialExecutor {
   }
 }
 
-import XCTest
-
 /// The shape in XCTest: a scheduler held in a property, made with the test case (outside any
 /// task), and a `@MainActor` async test method.
 @MainActor
@@ -115,7 +114,8 @@ final class UnseenMainQueueWakeXCTests: XCTestCase {
     let start = mainQueue.now
     var events: [String] = []
     mainQueue.schedule(after: start.advanced(by: .milliseconds(300))) {
-      events.append("debounce at \(start.distance(to: self.mainQueue.now).magnitude / 1_000_000) ms")
+      let now = self.mainQueue.now
+      events.append("debounce at \(start.distance(to: now).magnitude / 1_000_000) ms")
     }
     try? await mainQueue.sleep(for: .milliseconds(100))
     events.append("woke at \(start.distance(to: mainQueue.now).magnitude / 1_000_000) ms")
