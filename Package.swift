@@ -88,7 +88,9 @@ let package = Package(
     ),
     .target(
       name: "TempoExecutor",
-      dependencies: ["TempoCore", "TempoRuntimeABI", "TempoSupport"]
+      dependencies: ["TempoCore", "TempoRuntimeABI", "TempoSupport"],
+      // The contributor's page of the test executor, read on the repository, not built.
+      exclude: ["README.md"]
     ),
     // `TestTimeline`, one virtual time for several test clocks and test schedulers: public, and
     // re-exported by both fronts.
