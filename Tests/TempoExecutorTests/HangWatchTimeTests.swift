@@ -7,52 +7,6 @@ import Testing
 
 @testable import TempoExecutor
 
-/// Real time that a test moves by hand: what it runs after a delay runs, on its queue and
-/// before `advance(byMilliseconds:)` returns, once that much of it has passed.
-final class ManualTime: WallTime, @unchecked Sendable {
-  // Invariant: `lock` guards `scheduled`, and `now` changes only under it; `now` is atomic, so
-  // that it is read with no lock (the hang watch reads it under its own). The work due is run
-  // after unlocking.
-  private let lock = Lock()
-  private let now = Atomic<UInt64>(1_000_000_000)
-  private var scheduled: [(due: UInt64, queue: DispatchQueue, work: @Sendable () -> Void)] = []
-
-  var nanoseconds: UInt64 { now.load(ordering: .acquiring) }
-
-  func after(
-    nanoseconds: UInt64, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void
-  ) {
-    lock.withLock { scheduled.append((self.nanoseconds + nanoseconds, queue, work)) }
-  }
-
-  /// Moves time on by `milliseconds` without running anything: the thread that would have run
-  /// it was held up. What came due runs, late, at the next ``advance(byMilliseconds:)``.
-  func holdUp(byMilliseconds milliseconds: UInt64) {
-    lock.withLock { _ = now.add(milliseconds * 1_000_000, ordering: .releasing) }
-  }
-
-  /// Moves time on by `milliseconds`, running in due order what comes due on the way (and what
-  /// that schedules, if it comes due too), each at its own time.
-  func advance(byMilliseconds milliseconds: UInt64) {
-    let target = nanoseconds + milliseconds * 1_000_000
-    while true {
-      let next = lock.withLock { () -> (DispatchQueue, @Sendable () -> Void)? in
-        guard let index = scheduled.indices.min(by: { scheduled[$0].due < scheduled[$1].due }),
-          scheduled[index].due <= target
-        else {
-          now.store(max(nanoseconds, target), ordering: .releasing)
-          return nil
-        }
-        let item = scheduled.remove(at: index)
-        now.store(max(nanoseconds, item.due), ordering: .releasing)
-        return (item.queue, item.work)
-      }
-      guard let (queue, work) = next else { return }
-      queue.sync(execute: work)
-    }
-  }
-}
-
 /// The hang watch's real-time guesses (``Guesses``), driven by a clock the test moves: a sleep
 /// that holds its test up is reported four looks, a quarter of a second apart, after the look
 /// that first sees it, and a gap in the looks starts the count again. No real time passes.

@@ -175,7 +175,7 @@ extension TestExecutor {
       let (answer, opener) = lock.withLock { (state.wait(waiter), state.openerToWatch()) }
       if let answer { continuation.resume(returning: answer) }
       if opener != nil {
-        watchOpener(credit: .startingNow(), every: Guesses.openerFirstLookMicroseconds)
+        watchOpener(credit: .starting(on: time), every: Guesses.openerFirstLookMicroseconds)
       }
       // The work waited for may be pumped on the main queue, which something may keep from
       // running: the hang watch looks.
@@ -248,7 +248,7 @@ extension TestExecutor {
     guard let heldOpener else { return }
     // Parked in a yield, it may be waiting for a thread of the platform's executor, unseen.
     let runnable = tempo_task_is_runnable(heldOpener) || Self.isParkedInYield(heldOpener)
-    let now = RealTime.nanoseconds
+    let now = time.nanoseconds
     let (released, watchAgain) = lock.withLock {
       (state.openerRead(runnable: runnable, at: now), runnable && state.openerReadRunnable())
     }
@@ -269,7 +269,7 @@ extension TestExecutor {
     let watch = lock.withLock { state.mainQueuePassRan() }
     lookWhetherOpenerSuspended()
     if watch != nil {
-      watchOpener(credit: .startingNow(), every: Guesses.openerFirstLookMicroseconds)
+      watchOpener(credit: .starting(on: time), every: Guesses.openerFirstLookMicroseconds)
     }
   }
 
@@ -285,7 +285,7 @@ extension TestExecutor {
     // Strongly, until it closes (or for a second): a weak reference would give the executor a
     // side table, and every retain and release of it on the path of every job would take the
     // runtime's slow path (a third of a main-actor yield's time, measured).
-    RealTime.after(microseconds: microseconds) {
+    time.after(nanoseconds: UInt64(microseconds) * 1_000, on: .global()) {
       guard let opener = self.heldOpener, self.isOpenerParked else {
         return self.lookAtOpener(credit: credit, dueAfter: microseconds)
       }
@@ -303,7 +303,7 @@ extension TestExecutor {
     let isWatched = lock.withLock { state.opener != nil && !state.isClosed }
     guard isWatched else { return }
     var credit = credit
-    credit.lookNow(dueAfterMicroseconds: microseconds)
+    credit.lookNow(dueAfterMicroseconds: microseconds, on: time)
     let waited = credit.nanoseconds
     guard
       waited < Guesses.openerRunningLimitNanoseconds

@@ -257,6 +257,7 @@ package final class TestExecutor: @unchecked Sendable {
     self.pumpsOnMainQueue = pumpsOnMainQueue
     self.scope = scope
     self.reportInScope = reportInScope
+    time = Self.handedTime ?? RealTime.system
     // By hand: a debug build calls `Optional.flatMap` generically.
     var outer: TestExecutor?
     if let root { outer = TestRegistry.executorThatMet(root) }
@@ -278,6 +279,14 @@ package final class TestExecutor: @unchecked Sendable {
 
   /// The task that opened the executor: the test's own task, for one a clock opened.
   let root: TaskRef?
+
+  /// The real time the executor's guesses read and wait on (``Guesses``): the system's, or
+  /// the one handed to it (``handedTime``).
+  let time: any WallTime
+
+  /// The real time an executor opened in this task's context reads, instead of the system's:
+  /// Tempo's own tests hand one they move by hand, to drive a guess with no real wait.
+  @TaskLocal static var handedTime: (any WallTime)?
 
   /// Whether the queue is run on the main queue rather than on a shared system thread: the test
   /// opened the executor from a main-actor job (a `@MainActor` test), so its work, whether

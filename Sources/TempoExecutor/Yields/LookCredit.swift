@@ -18,9 +18,9 @@ import Dispatch
 /// test suite.)
 ///
 /// ```swift
-/// var credit = LookCredit.startingNow()
+/// var credit = LookCredit.starting(on: RealTime.system)
 /// // A look due 5 ms after the last one, which runs 2 s after it: counts 10 ms.
-/// credit.lookNow(dueAfterMicroseconds: 5_000)
+/// credit.lookNow(dueAfterMicroseconds: 5_000, on: RealTime.system)
 /// if credit.nanoseconds >= 1_000_000_000 { /* the limit: stop waiting */ }
 /// ```
 struct LookCredit {
@@ -34,14 +34,14 @@ struct LookCredit {
     last = now
   }
 
-  /// A wait that begins now.
-  static func startingNow() -> LookCredit {
-    LookCredit(startingAt: RealTime.nanoseconds)
+  /// A wait that begins now, as `time` reads it.
+  static func starting(on time: any WallTime) -> LookCredit {
+    LookCredit(startingAt: time.nanoseconds)
   }
 
-  /// A look runs now, due `microseconds` after the last.
-  mutating func lookNow(dueAfterMicroseconds microseconds: Int) {
-    look(at: RealTime.nanoseconds, dueAfter: UInt64(microseconds) * 1_000)
+  /// A look runs now, as `time` reads it, due `microseconds` after the last.
+  mutating func lookNow(dueAfterMicroseconds microseconds: Int, on time: any WallTime) {
+    look(at: time.nanoseconds, dueAfter: UInt64(microseconds) * 1_000)
   }
 
   /// A look ran at `now` (nanoseconds of uptime), due `delay` nanoseconds after the last.

@@ -156,7 +156,7 @@ extension TestExecutor {
       let stillParkedAfter = await withUnsafeContinuation {
         (continuation: UnsafeContinuation<UInt64?, Never>) in
         pollYields(
-          resuming: continuation, credit: .startingNow(), acceptedBefore: found.accepted,
+          resuming: continuation, credit: .starting(on: time), acceptedBefore: found.accepted,
           priority: found.yieldingPriority, every: Guesses.yieldFirstLookMicroseconds)
       }
       return stillParkedAfter.map { .stillParked(nanoseconds: $0) } ?? .yieldReturned
@@ -242,10 +242,10 @@ extension TestExecutor {
     resuming continuation: UnsafeContinuation<UInt64?, Never>, credit: LookCredit,
     acceptedBefore: Int, priority: UInt8, every microseconds: Int
   ) {
-    RealTime.after(microseconds: microseconds) {
+    time.after(nanoseconds: UInt64(microseconds) * 1_000, on: .global()) {
       TasksQueue.after(priority: priority) {
         var credit = credit
-        credit.lookNow(dueAfterMicroseconds: microseconds)
+        credit.lookNow(dueAfterMicroseconds: microseconds, on: self.time)
         let found = self.lookAtQuiet()
         guard found.look == .yielding, found.accepted == acceptedBefore else {
           return continuation.resume(returning: nil)
