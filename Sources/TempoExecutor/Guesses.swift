@@ -119,8 +119,9 @@ enum Guesses {
 
 /// Real time as a guess reads it and waits on it, handed to what keeps the guess: the system's
 /// (``RealTime/system``) in production; a test hands its own, which it moves by hand, to drive
-/// the guess with no real wait. The hang watch takes one; the others read ``RealTime``'s
-/// static members, which are the system's.
+/// the guess with no real wait. Each executor (``TestExecutor/time``) and the hang watch take
+/// one; the backstop thread and the lineage hold read ``RealTime``'s static members, which are
+/// the system's.
 ///
 /// ```swift
 /// let watch = HangWatch(looksToFire: 4, periodMilliseconds: 250, time: RealTime.system)
