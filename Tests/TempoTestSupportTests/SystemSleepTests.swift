@@ -71,6 +71,19 @@ var systemSleepsAreAvailable: Bool {
     await task.value
   }
 
+  /// A main-actor job of a test whose clock controls system sleeps records when it began, so
+  /// that a sleep's length is recovered over the whole job, not the millisecond kept for a job
+  /// whose start is unknown: beside a loaded run, under ThreadSanitizer, a `@MainActor` model's
+  /// one-second `Task.sleep` was read as 0.999 seconds.
+  @MainActor @Test(.testExecutor) func aMainActorJobRecordsWhenItBegan() async {
+    let clock = TestClock()
+    await clock.controlSystemSleeps()
+    // A new main-actor job of the test's task, through the main executor.
+    await Task { @MainActor in }.value
+    #expect(TestExecutor.currentJobRecordsItsStart)
+    withExtendedLifetime(clock) {}
+  }
+
   @Test func aRetryLoopSleepsExactlyInAScope() async {
     let times = await withTestExecutor {
       let clock = TestClock()

@@ -50,8 +50,12 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
       var running = Running(task: task, isCounted: owner != nil)
       if let owner { running.owner = Unmanaged.passUnretained(owner) }
       Self.running = running
+      let isTask = JobIdentity.isTask(task)
+      // Where a system sleep's length is recovered from its deadline, the window its clock was
+      // read in starts here (read only if a clock controls the test's system sleeps).
+      let startedAt = isTask ? owner?.systemSleepWindowStart(of: task) ?? 0 : 0
       let slot = RunningJob.enter(
-        owner, task: JobIdentity.isTask(task) ? task : nil, handOffs: 1, isMainJob: true)
+        owner, task: isTask ? task : nil, startedAt: startedAt, handOffs: 1, isMainJob: true)
       var id: UInt = 0
       if let owner = running.owner { id = MainQueueActivity.workID(owner) }
       let work = MainQueueActivity.enterWork(id)

@@ -6,6 +6,12 @@
 extension TestExecutor {
   /// Whether a test executor's runtime hooks are installed now.
   package static var hooksAreInstalled: Bool { TestRegistry.hooksAreInstalled }
+
+  /// Whether the job the current task runs records when it began, for the window in which a
+  /// system sleep's clock was read (``SystemSleep``).
+  package static var currentJobRecordsItsStart: Bool {
+    currentTaskPointer.flatMap(RunningJob.startOfJob(of:)) != nil
+  }
 }
 
 @available(TempoTestExecutor 1.0, *)
