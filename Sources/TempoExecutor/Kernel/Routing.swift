@@ -3,6 +3,10 @@
 ///
 /// An executor is offered the job in this order, and the first that takes it has it:
 ///
+/// 0. for a job that reaches a task executor Tempo shows the runtime, the test executor it
+///    names: the one whose job the enqueuing thread runs, or, for a task going back to its
+///    executor, the one that met it (`TestExecutorStandIn.enqueue` offers it, then routes
+///    the job here if it refused);
 /// 1. the one of the current task's `withTestExecutor` scope: a task inside a scope belongs to
 ///    it even while it runs a job that an executor of its own clock counted;
 /// 2. the one whose job the enqueuing thread runs;
@@ -17,6 +21,12 @@
 /// `TestExecutor.admits(task:)`): a task older than the executor that it has never met is not
 /// its work because one of its tasks woke it. An executor offered the job once (or passed over
 /// for not admitting its task) is not offered it again.
+///
+/// The order is written here. Two callers on the path of every job write its first offer out
+/// in place, since a debug build would run this route as written: step 0 in
+/// `TestExecutorStandIn.enqueue`, and steps 1 and 2 for a job enqueued from a job of its test
+/// at the top of `TestRegistry.firstCandidate(forJob:_:)`. Routing through here alone cost
+/// 2-5 % of whole debug tests (`Benchmarks/Logs/routing-written-once-2026-11-29.md`).
 ///
 /// ```swift
 /// let route = Routing(scoped: nil, running: executor, isTask: true, isPlainMainQueueBlock: false)

@@ -35,6 +35,7 @@ final class TestExecutorStandIn: TaskExecutor {
     // A yield of the task whose job the thread runs may go on in that job (see
     // `RunningJob.handOff`).
     if !prefersTheJobsOwner, RunningJob.handOff(pointer) { return }
+    // Step 0 of the order `Routing` writes: the executor this task executor names.
     let owner =
       prefersTheJobsOwner && JobIdentity.isTask(pointer)
       ? TestRegistry.executorThatMet(task: pointer) : RunningJob.executor
