@@ -428,7 +428,6 @@ extension QueuedJob: ExpressibleByIntegerLiteral {
       #expect(queue.opener == opener)
       // The pass: someone waits, so the opener is to be watched now.
       #expect(queue.mainQueuePassRan() == opener)
-      #expect(queue.mainQueuePassRan() == nil)
       #expect(queue.openerRead(runnable: true, at: 0).isEmpty)
       #expect(queue.opener == opener)
       let released = queue.openerRead(runnable: false, at: 0)
@@ -483,6 +482,47 @@ extension QueuedJob: ExpressibleByIntegerLiteral {
     let offMainWatched = offMain.openerReadRunnable()
     let offMainQuiet = offMain.isQuiet
     #expect(!offMainWatched && offMainQuiet)
+  }
+
+  /// Each pass through the main queue queued for the opener's job counts as a pump block there,
+  /// so that a main thread that never runs it is reported as stalled, not waited on for good;
+  /// and its reads count only once the last pass queued has run: a pass queued after a read
+  /// that found it runnable runs after the job that read saw.
+  @Test func passesForTheOpenerAreCountedAndTheLastOneDecides() async {
+    var queue = TestExecutorStateMachine()
+    queue.pumpsOnMainQueue = true
+    queue.openerIsRunning(opener, onMainQueue: true)
+    let queuedAtOpen = queue.mainQueuePumpBlocks.queued
+    #expect(queuedAtOpen == 1)
+    // The job the pass was queued behind comes to the executor: it has ended.
+    _ = queue.mainJobQueued(task: opener)
+    _ = queue.mainJobFinished()
+    let endedByTheJob = queue.opener == nil
+    #expect(endedByTheJob)
+    // Read runnable again before the first pass ran: watched again, a second pass queued.
+    let watchedAgain = queue.openerReadRunnable()
+    let queuedNow = queue.mainQueuePumpBlocks.queued
+    #expect(watchedAgain && queuedNow == 2)
+    let afterFirstPass = queue.mainQueuePassRan()
+    let readBeforeTheLastPass = queue.openerRead(runnable: false, at: 0)
+    let stillWatched = queue.opener == opener
+    #expect(afterFirstPass == nil && readBeforeTheLastPass.isEmpty && stillWatched)
+    _ = queue.mainQueuePassRan()
+    let queuedAfterBoth = queue.mainQueuePumpBlocks.queued
+    _ = queue.openerRead(runnable: false, at: 0)
+    let endedAfterTheLastPass = queue.opener == nil
+    #expect(queuedAfterBoth == 0 && endedAfterTheLastPass)
+    // A pass that never runs: the main queue is stalled, and a waiter is let go.
+    let watchedOnceMore = queue.openerReadRunnable()
+    #expect(watchedOnceMore)
+    let started = queue.mainQueuePumpBlocks.started
+    let answer = await withUnsafeContinuation { continuation in
+      #expect(queue.wait(.init(continuation: continuation, giveUpAt: .max)) == nil)
+      let (released, _) = queue.mainQueueStalled(since: started)
+      #expect(released.count == 1)
+      for waiter in released { waiter.continuation.resume(returning: waiter.quiet) }
+    }
+    #expect(answer == false)
   }
 
   /// The opener that waits for quiet itself (it advances) is no longer the test's work; a
@@ -839,7 +879,8 @@ extension QueuedJob: ExpressibleByIntegerLiteral {
           }
         }
       case 20:
-        if random.next() % 2 == 0 {
+        // The executor runs only the pass it queued as it opened for an opener there.
+        if random.next() % 2 == 0, model.openerOnMainQueue, !model.mainQueuePassRan {
           let watch = queue.mainQueuePassRan()
           var expected: UnsafeRawPointer?
           if model.openerOnMainQueue, !model.mainQueuePassRan {

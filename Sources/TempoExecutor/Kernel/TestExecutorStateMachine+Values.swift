@@ -215,6 +215,10 @@ extension TestExecutorStateMachine {
     /// its later hops back to the main actor goes to the platform's main queue, unseen, as its
     /// first job did (see ``resumedUnseen(quietByCounts:isDriver:)``).
     private(set) var mainQueueOpener: UnsafeRawPointer?
+    /// Passes through the main queue queued for the opener's job that have not run: its reads
+    /// count once the last has (a pass queued after a read that found it runnable runs after
+    /// the job that read saw).
+    private(set) var passesPending = 0
     /// How far a read of the opener's status is trusted.
     private(set) var reads = Reads.trusted
     /// Whether someone looks at the opener's status until it suspends.
@@ -230,7 +234,10 @@ extension TestExecutorStateMachine {
         preconditionFailure("test executor: opened for a running task while another one ran")
       }
       opener = task
-      if onMainQueue { mainQueueOpener = task }
+      if onMainQueue {
+        mainQueueOpener = task
+        passesPending += 1
+      }
       reads = onMainQueue ? .ignoredUntilMainQueuePass : .confirmed
       isWatched = false
       suspendedSince = nil
@@ -269,9 +276,14 @@ extension TestExecutorStateMachine {
       return true
     }
 
-    /// The pass through the main queue has run; false if reads were not waiting for it.
+    /// A pass through the main queue has run; answers whether reads count from now on (they
+    /// were waiting for it, and no later pass is pending).
     mutating func mainQueuePassRan() -> Bool {
-      guard reads == .ignoredUntilMainQueuePass else { return false }
+      guard passesPending > 0 else {
+        preconditionFailure("test executor: a pass through the main queue ran that was not queued")
+      }
+      passesPending -= 1
+      guard passesPending == 0, reads == .ignoredUntilMainQueuePass else { return false }
       reads = .trusted
       return true
     }
@@ -319,6 +331,9 @@ extension TestExecutorStateMachine {
       precondition(
         suspendedSince == nil || reads == .confirmed,
         "test executor: a suspension of the opener is timed where one read is enough")
+      precondition(
+        passesPending >= 0 && (passesPending == 0 || mainQueueOpener != nil),
+        "test executor: a pass through the main queue is pending for no opener there")
     }
   }
 

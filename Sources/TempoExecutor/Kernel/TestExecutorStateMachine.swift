@@ -449,13 +449,17 @@ struct TestExecutorStateMachine: ~Copyable {
   mutating func openerIsRunning(_ task: UnsafeRawPointer, onMainQueue: Bool = false) {
     defer { checkInvariants() }
     openerWatch.start(task, onMainQueue: onMainQueue)
+    // The caller queues a pass through the main queue; counted as a pump block, so that a
+    // main queue that never runs it is reported as stalled rather than waited on for good.
+    if onMainQueue, pumpsOnMainQueue { mainQueuePumps.blockQueued() }
   }
 
-  /// The pass through the main queue queued as the executor opened has run: the opener's job
-  /// there has ended, and a read of its status is trusted from now on. Returns the opener to
-  /// watch, if someone waits for quiet.
+  /// A pass through the main queue queued for the opener's job has run: that job there has
+  /// ended, and once no later pass is pending a read of its status is trusted. Returns the
+  /// opener to watch, if someone waits for quiet.
   mutating func mainQueuePassRan() -> UnsafeRawPointer? {
     defer { checkInvariants() }
+    if pumpsOnMainQueue { mainQueuePumps.blockStarted() }
     guard openerWatch.mainQueuePassRan() else { return nil }
     return openerWatch.watch(whileWaitedFor: runners.hasWaiters)
   }
@@ -473,9 +477,13 @@ struct TestExecutorStateMachine: ~Copyable {
   /// caller queues a pass through the main queue (see ``OpenerWatch/resumedUnseen(quietByCounts:isDriver:)``).
   mutating func openerReadRunnable() -> Bool {
     defer { checkInvariants() }
-    guard let task = openerWatch.mainQueueOpener else { return false }
-    return openerWatch.resumedUnseen(
-      quietByCounts: jobs.isEmpty && counts.isQuiet, isDriver: runners.isDriver(task))
+    guard let task = openerWatch.mainQueueOpener,
+      openerWatch.resumedUnseen(
+        quietByCounts: jobs.isEmpty && counts.isQuiet, isDriver: runners.isDriver(task))
+    else { return false }
+    // The pass the caller queues, counted as the first was (see `openerIsRunning`).
+    if pumpsOnMainQueue { mainQueuePumps.blockQueued() }
+    return true
   }
 
   /// The opener's job has ended; returns the waiters that releases.
