@@ -57,6 +57,12 @@ enum Guesses {
   static let openerRunningLimitNanoseconds: UInt64 = 1_000_000_000
   static let openerParkedLimitNanoseconds: UInt64 = 10_000_000_000
 
+  /// Whether the opener is looked at again after `waited` nanoseconds of looks, as
+  /// ``LookCredit`` counts them, `isParked` in a yield or not.
+  static func looksAtOpenerAgain(afterWaiting waited: UInt64, isParked: Bool) -> Bool {
+    waited < openerRunningLimitNanoseconds || isParked && waited < openerParkedLimitNanoseconds
+  }
+
   // MARK: Yields no hook sees
 
   /// The looks for a task of the test parked in a yield the runtime sent to the global
@@ -73,6 +79,16 @@ enum Guesses {
   /// How long a settle waits, in all, for tasks parked in yields before it goes on without
   /// them: 5 s, as ``LookCredit`` counts.
   static let settleYieldWaitNanoseconds: UInt64 = 5_000_000_000
+
+  /// Whether one wait for parked tasks looks again after `waited` nanoseconds of looks.
+  static func looksForYieldsAgain(afterWaiting waited: UInt64) -> Bool {
+    waited < yieldWaitNanoseconds
+  }
+
+  /// Whether a settle still waits for parked tasks after its waits took `waited` in all.
+  static func settleWaitsForYields(afterWaiting waited: UInt64) -> Bool {
+    waited < settleYieldWaitNanoseconds
+  }
 
   /// How much of the real time between two looks counts, at most, as a multiple of the delay
   /// the look was due after (``LookCredit``): 2. A look that comes late because every thread
@@ -120,8 +136,7 @@ enum Guesses {
 /// Real time as a guess reads it and waits on it, handed to what keeps the guess: the system's
 /// (``RealTime/system``) in production; a test hands its own, which it moves by hand, to drive
 /// the guess with no real wait. Each executor (``TestExecutor/time``) and the hang watch take
-/// one; the backstop thread and the lineage hold read ``RealTime``'s static members, which are
-/// the system's.
+/// one, and so do the backstop thread and the lineage hold.
 ///
 /// ```swift
 /// let watch = HangWatch(looksToFire: 4, periodMilliseconds: 250, time: RealTime.system)
@@ -133,6 +148,8 @@ protocol WallTime: Sendable {
   /// Runs `work` on `queue` once `nanoseconds` have passed.
   func after(
     nanoseconds: UInt64, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void)
+  /// Waits on `semaphore` until it is signalled, or until the clock reads `nanoseconds`.
+  func wait(_ semaphore: DispatchSemaphore, untilNanoseconds nanoseconds: UInt64)
 }
 
 /// The one place the test executor reads real time or waits on it: the guesses above are kept
@@ -140,7 +157,7 @@ protocol WallTime: Sendable {
 ///
 /// ```swift
 /// let start = RealTime.nanoseconds
-/// RealTime.after(microseconds: 20) { look() }
+/// RealTime.after(.microseconds(20), on: .global()) { look() }
 /// ```
 enum RealTime {
   /// The system's real time, as a ``WallTime``.
@@ -154,18 +171,14 @@ enum RealTime {
     ) {
       RealTime.after(.nanoseconds(Int(clamping: nanoseconds)), on: queue, work)
     }
+
+    func wait(_ semaphore: DispatchSemaphore, untilNanoseconds nanoseconds: UInt64) {
+      _ = semaphore.wait(timeout: DispatchTime(uptimeNanoseconds: nanoseconds))
+    }
   }
 
   /// Now, in nanoseconds of uptime.
   static var nanoseconds: UInt64 { DispatchTime.now().uptimeNanoseconds }
-
-  /// Runs `work` on `queue` (a global one by default) `microseconds` from now.
-  static func after(
-    microseconds: Int, on queue: DispatchQueue = .global(),
-    _ work: @escaping @Sendable () -> Void
-  ) {
-    after(.microseconds(microseconds), on: queue, work)
-  }
 
   /// Runs `work` on `queue` after `interval`.
   static func after(
@@ -173,11 +186,6 @@ enum RealTime {
     _ work: @escaping @Sendable () -> Void
   ) {
     queue.asyncAfter(deadline: .now() + interval, execute: work)
-  }
-
-  /// Waits on `semaphore` until it is signalled, or until `nanoseconds` of uptime.
-  static func wait(_ semaphore: DispatchSemaphore, untilNanoseconds nanoseconds: UInt64) {
-    _ = semaphore.wait(timeout: DispatchTime(uptimeNanoseconds: nanoseconds))
   }
 
   /// How far `instant` of the continuous clock is from now.

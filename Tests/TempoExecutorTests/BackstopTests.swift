@@ -131,3 +131,46 @@ private func runAnActionThatBlocksOnAJob(
     #expect(second.next == nil)
   }
 }
+
+/// The backstop's five milliseconds (``Guesses/backstopMilliseconds``) and the slack after
+/// them, driven by a clock moved by hand: no real time passes.
+@Suite struct BackstopTimeTests {
+  /// A backstop armed fires at the end of the 2 ms slack period its 5 ms deadline falls in,
+  /// and not a nanosecond before; one armed 4 ms later waits for its own deadline.
+  @Test func aBackstopFiresFiveMillisecondsAfterItIsArmed() async {
+    let time = ManualTime()
+    let (fired, fires) = AsyncStream<ObjectIdentifier>.makeStream()
+    let backstops = Backstops(time: time) { fires.yield(ObjectIdentifier($0)) }
+    var schedules = time.somethingScheduled.makeAsyncIterator()
+    var fireOrder = fired.makeAsyncIterator()
+    let first = await Task.detached { TestExecutor() }.value
+    let second = await Task.detached { TestExecutor() }.value
+    let armedAt = time.nanoseconds
+    let delay = UInt64(Guesses.backstopMilliseconds) * 1_000_000
+    let firstWake = BackstopSchedule<TestExecutor>.wakeTime(for: armedAt + delay)
+    #expect(firstWake > armedAt + delay)
+    #expect(firstWake <= armedAt + delay + Guesses.backstopSlackNanoseconds)
+
+    backstops.arm(first, milliseconds: Guesses.backstopMilliseconds)
+    // The thread was idle: the arming woke it, and it now waits for the first wake.
+    _ = await schedules.next()
+    time.advance(byMilliseconds: 4)
+    backstops.arm(second, milliseconds: Guesses.backstopMilliseconds)
+    time.advance(byNanoseconds: firstWake - 1 - time.nanoseconds)
+    #expect(time.scheduledCount == 1, "the backstop thread woke before its first deadline")
+    time.advance(byNanoseconds: 1)
+    #expect(await fireOrder.next() == ObjectIdentifier(first))
+
+    // The thread now waits for the second's wake, 4 ms later.
+    _ = await schedules.next()
+    let secondWake = BackstopSchedule<TestExecutor>.wakeTime(for: armedAt + 4_000_000 + delay)
+    time.advance(byNanoseconds: secondWake - 1 - time.nanoseconds)
+    #expect(time.scheduledCount == 1, "the backstop thread woke before the second deadline")
+    time.advance(byNanoseconds: 1)
+    #expect(await fireOrder.next() == ObjectIdentifier(second))
+
+    backstops.stop()
+    first.close()
+    second.close()
+  }
+}

@@ -28,6 +28,18 @@ final class ManualTime: WallTime, @unchecked Sendable {
     schedules.yield()
   }
 
+  /// Waits for `semaphore`, which this clock signals once it reads `nanoseconds` (a signal it
+  /// gets before is kept for the next wait: a wake that finds nothing due).
+  func wait(_ semaphore: DispatchSemaphore, untilNanoseconds nanoseconds: UInt64) {
+    after(nanoseconds: nanoseconds &- min(nanoseconds, self.nanoseconds), on: signals) {
+      semaphore.signal()
+    }
+    semaphore.wait()
+  }
+
+  /// Where the timed waits' signals are sent from.
+  private let signals = DispatchQueue(label: "ManualTime signals")
+
   /// Moves time on by `milliseconds` without running anything: the thread that would have run
   /// it was held up. What came due runs, late, at the next ``advance(byMilliseconds:)``.
   func holdUp(byMilliseconds milliseconds: UInt64) {
@@ -37,7 +49,15 @@ final class ManualTime: WallTime, @unchecked Sendable {
   /// Moves time on by `milliseconds`, running in due order what comes due on the way (and what
   /// that schedules, if it comes due too), each at its own time.
   func advance(byMilliseconds milliseconds: UInt64) {
-    let target = nanoseconds + milliseconds * 1_000_000
+    advance(byNanoseconds: milliseconds * 1_000_000)
+  }
+
+  /// How much is scheduled and not run yet.
+  var scheduledCount: Int { lock.withLock { scheduled.count } }
+
+  /// ``advance(byMilliseconds:)``, by `nanoseconds`.
+  func advance(byNanoseconds interval: UInt64) {
+    let target = nanoseconds + interval
     while true {
       let next = lock.withLock { () -> (DispatchQueue, @Sendable () -> Void)? in
         guard let index = scheduled.indices.min(by: { scheduled[$0].due < scheduled[$1].due }),

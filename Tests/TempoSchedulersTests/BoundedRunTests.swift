@@ -1,5 +1,6 @@
 import Foundation
 import TempoClocks
+@_spi(TempoInternals) import TempoSupport
 import TempoTestHelpers
 import TempoTestSupport
 import Testing
@@ -49,6 +50,33 @@ import Testing
         RunBudget.$extraActions.withValue(1_000) { time.run() }
       }
     }
+    timer.cancel()
+  }
+
+  /// The guard's half second, driven by a clock moved by hand (`RunBudget.realTime`): real time
+  /// is read when the first action beyond those pending starts the guard, and every sixteenth
+  /// action after. With each read 100 ms after the one before, the sixth read is the first at
+  /// the limit: the run stops at its 80th action, whatever the machine's speed.
+  @Test func aSyncRunSpendsHalfASecondOfRealTimeOnWorkThatNeverEnds() {
+    let scheduler = DispatchQueue.test
+    var fired = 0
+    let timer = scheduler.schedule(after: scheduler.now.advanced(by: 1), interval: 1) {
+      fired += 1
+    }
+    let reads = LockedBox(0)
+    let start = ContinuousClock.Instant.now
+    let handMoved: @Sendable () -> ContinuousClock.Instant = {
+      let read = reads.withLock { count in
+        defer { count += 1 }
+        return count
+      }
+      return start.advanced(by: .milliseconds(100) * read)
+    }
+    expectIssues("TestScheduler stopped running after 80 actions and 0.5 seconds of real time") {
+      RunBudget.$realTime.withValue(handMoved) { scheduler.run() }
+    }
+    #expect(reads.withLock { $0 } == 6)
+    #expect(fired == 80)
     timer.cancel()
   }
 

@@ -30,6 +30,13 @@ package struct RunBudget: Sendable {
   /// A task-local so that Tempo's own tests can shorten it.
   @TaskLocal package static var realTimeLimit: Duration = .milliseconds(500)
 
+  /// Where a default `run` reads real time: the continuous clock; in Tempo's own tests, a clock
+  /// they move by hand, so that the limit above is driven with no real wait. The one read of
+  /// real time in TempoCore's drive.
+  @TaskLocal package static var realTime: @Sendable () -> ContinuousClock.Instant = {
+    ContinuousClock.now
+  }
+
   /// An explicit number of actions, or `nil` for the default bounds.
   let limit: Int?
 
@@ -48,6 +55,8 @@ struct RunMeter {
   /// which the real-time guard starts.
   private let plainSteps: Int
   private var deadline: ContinuousClock.Instant?
+  /// Where real time is read, once the real-time guard has started (``RunBudget/realTime``).
+  private var now: (@Sendable () -> ContinuousClock.Instant)?
   /// The actions allowed so far.
   private(set) var steps = 0
   /// Whether the drive stopped because the budget was spent (in actions or in time).
@@ -94,14 +103,16 @@ struct RunMeter {
     if let timeLimit, steps >= initial {
       // The clock starts with the first action beyond the initial ones; it is read every 16
       // actions, which keeps its cost out of cheap synchronous steps.
-      if let deadline {
-        if steps & 15 == 0, ContinuousClock.now >= deadline {
+      if let deadline, let now {
+        if steps & 15 == 0, now() >= deadline {
           isSpent = true
           ranOutOfTime = true
           return false
         }
       } else {
-        deadline = ContinuousClock.now.advanced(by: timeLimit)
+        let now = RunBudget.realTime
+        self.now = now
+        deadline = now().advanced(by: timeLimit)
       }
     }
     steps += 1

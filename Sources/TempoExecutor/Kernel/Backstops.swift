@@ -13,27 +13,42 @@ import Dispatch
 /// each time: about 10 µs of a step's 40.)
 @available(TempoTestExecutor 1.0, *)
 final class Backstops: @unchecked Sendable {
-  // Invariant: `lock` guards `schedule` and `isIdle`; executors are told, and released, after
-  // unlocking. The schedule holds each executor until its deadline and the slack (7 ms
-  // at most).
-  static let shared = Backstops()
+  // Invariant: `lock` guards `schedule`, `isIdle` and `isStopped`; executors are told, and
+  // released, after unlocking. The schedule holds each executor until its deadline and the
+  // slack (7 ms at most).
+  static let shared = Backstops(time: RealTime.system) { $0.backstopIsDue() }
 
   private let lock = Lock()
   private var schedule = BackstopSchedule<TestExecutor>()
   /// Whether the thread waits with nothing armed, for a signal.
   private var isIdle = false
+  /// Whether the thread should end: only Tempo's own tests stop the backstops they make.
+  private var isStopped = false
   private let wake = DispatchSemaphore(value: 0)
+  /// The real time deadlines are read and waited on: the system's, or in Tempo's own tests a
+  /// clock moved by hand.
+  private let time: any WallTime
+  /// What an executor whose backstop is due is told: ``TestExecutor/backstopIsDue()``.
+  private let fire: @Sendable (TestExecutor) -> Void
 
   /// Made at the first backstop armed, and starts the thread then: a serial queue's, which
   /// libdispatch gives even when its shared pool is busy.
-  private init() {
-    DispatchQueue(label: "Tempo test executor backstops").async { self.fireForever() }
+  init(time: any WallTime, fire: @escaping @Sendable (TestExecutor) -> Void) {
+    self.time = time
+    self.fire = fire
+    DispatchQueue(label: "Tempo test executor backstops").async { self.fireUntilStopped() }
+  }
+
+  /// Ends the thread at its next wake (a backstop a test made, once it is done with it).
+  func stop() {
+    lock.withLock { isStopped = true }
+    wake.signal()
   }
 
   /// Tells `executor` that its backstop is due (``TestExecutor/backstopIsDue()``) once
   /// `milliseconds` have passed.
   func arm(_ executor: TestExecutor, milliseconds: Int) {
-    let deadline = RealTime.nanoseconds + UInt64(milliseconds) * 1_000_000
+    let deadline = time.nanoseconds + UInt64(milliseconds) * 1_000_000
     // The lock by hand, not `withLock`: a debug build calls that generically, at nearly every
     // step of an advance.
     lock.lock()
@@ -44,18 +59,18 @@ final class Backstops: @unchecked Sendable {
     if signal { wake.signal() }
   }
 
-  private func fireForever() {
+  private func fireUntilStopped() {
     while true {
-      let now = RealTime.nanoseconds
-      let (due, next) = lock.withLock { () -> ([TestExecutor], UInt64?) in
+      let now = time.nanoseconds
+      let (due, next, stopped) = lock.withLock { () -> ([TestExecutor], UInt64?, Bool) in
         let (due, next) = schedule.takeDue(at: now)
         isIdle = next == nil
-        return (due, next)
+        return (due, next, isStopped)
       }
-      for executor in due { executor.backstopIsDue() }
+      for executor in due { fire(executor) }
+      if stopped { return }
       if let next {
-        let wakeTime = BackstopSchedule<TestExecutor>.wakeTime(for: next)
-        RealTime.wait(wake, untilNanoseconds: wakeTime)
+        time.wait(wake, untilNanoseconds: BackstopSchedule<TestExecutor>.wakeTime(for: next))
       } else {
         wake.wait()
       }

@@ -73,7 +73,8 @@ extension TestExecutor {
       // Work may have arrived since the answer (a task back from a yield no hook saw), or a
       // task of the test may be parked in such a yield, still its work: then look again.
       switch await lookAfterQuiet(
-        waitsForYields: yieldWaitNanoseconds < Guesses.settleYieldWaitNanoseconds, at: location)
+        waitsForYields: Guesses.settleWaitsForYields(afterWaiting: yieldWaitNanoseconds),
+        at: location)
       {
       case .settled: break
       case .busy: continue
@@ -305,10 +306,7 @@ extension TestExecutor {
     var credit = credit
     credit.lookNow(dueAfterMicroseconds: microseconds, on: time)
     let waited = credit.nanoseconds
-    guard
-      waited < Guesses.openerRunningLimitNanoseconds
-        || waited < Guesses.openerParkedLimitNanoseconds && isOpenerParked
-    else {
+    guard Guesses.looksAtOpenerAgain(afterWaiting: waited, isParked: isOpenerParked) else {
       resume(lock.withLock { state.openerSuspended() })
       return
     }

@@ -27,7 +27,13 @@ enum TaskLineage {
         job.runSynchronously(on: OutsideExecutor.shared.asUnownedTaskExecutor())
       }
       guard let yielder else { return TestRegistry.finished(counted) }
-      finish(counted, after: yielder, every: Guesses.lineageFirstLookMicroseconds)
+      hold(
+        whileParked: { TestExecutor.isParkedInYield(yielder.address) },
+        every: Guesses.lineageFirstLookMicroseconds, on: RealTime.system
+      ) {
+        TestRegistry.finished(counted)
+        tempo_task_release(yielder.address)
+      }
     }
     return true
   }
@@ -47,24 +53,20 @@ enum TaskLineage {
     return job.task
   }
 
-  /// Counts `job` as run once `yielder` (retained) is not parked in a yield, looking
-  /// `microseconds` from now and then at doubling intervals, for about 20 ms at most; then lets
-  /// go of `yielder`. Short and sparse: while a clock watches, every job no executor takes is
-  /// relayed, the processing jobs of every task of the process among them, and a task that
-  /// yields in a loop reads as parked at almost every look. (Looks every millisecond for a
-  /// second each flooded the system's queues and stalled a whole test run.)
-  private static func finish(
-    _ job: LineageState.OutsideJob, after yielder: TaskRef, every microseconds: Int
+  /// Calls `done` once `isParked` (a relayed job's task parked in a yield) reads false, looking
+  /// `microseconds` from now on `time` and then at doubling intervals, for about 20 ms at most
+  /// (the look at ``Guesses/lineageHoldCapMicroseconds`` is the last). Short and sparse: while
+  /// a clock watches, every job no executor takes is relayed, the processing jobs of every task
+  /// of the process among them, and a task that yields in a loop reads as parked at almost
+  /// every look. (Looks every millisecond for a second each flooded the system's queues and
+  /// stalled a whole test run.)
+  static func hold(
+    whileParked isParked: @escaping @Sendable () -> Bool, every microseconds: Int,
+    on time: any WallTime, then done: @escaping @Sendable () -> Void
   ) {
-    guard TestExecutor.isParkedInYield(yielder.address),
-      microseconds <= Guesses.lineageHoldCapMicroseconds
-    else {
-      TestRegistry.finished(job)
-      tempo_task_release(yielder.address)
-      return
-    }
-    RealTime.after(microseconds: microseconds) {
-      finish(job, after: yielder, every: microseconds * 2)
+    guard isParked(), microseconds <= Guesses.lineageHoldCapMicroseconds else { return done() }
+    time.after(nanoseconds: UInt64(microseconds) * 1_000, on: .global()) {
+      hold(whileParked: isParked, every: microseconds * 2, on: time, then: done)
     }
   }
 

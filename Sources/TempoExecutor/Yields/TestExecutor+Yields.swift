@@ -250,7 +250,7 @@ extension TestExecutor {
         guard found.look == .yielding, found.accepted == acceptedBefore else {
           return continuation.resume(returning: nil)
         }
-        guard credit.nanoseconds < Guesses.yieldWaitNanoseconds else {
+        guard Guesses.looksForYieldsAgain(afterWaiting: credit.nanoseconds) else {
           let dropped = self.lock.withLock { self.yieldedTasks.dropBlocked() }
           for task in dropped { tempo_task_release(task) }
           return continuation.resume(returning: credit.nanoseconds)
