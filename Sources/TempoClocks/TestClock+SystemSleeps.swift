@@ -43,7 +43,8 @@ extension TestClock where Duration == Swift.Duration {
   /// What stays real: sleeps of other tests and of tasks no test executor runs (a
   /// `Task.detached` started outside the test, another thread); a sleep inside a default
   /// actor's method, or right after a call into one, before the task next suspends (the
-  /// runtime runs it there with no task executor; the next advance reports such a sleep);
+  /// runtime runs it there with no task executor; the next advance reports such a sleep), unless
+  /// the code is awaited inside ``controlSystemSleeps(isolation:fileID:filePath:line:column:_:)``;
   /// `ContinuousClock.now`, `SuspendingClock.now`,
   /// `Date()` and `DispatchQueue.asyncAfter` (use this clock's `now` and `date`, and
   /// `DispatchQueue.test`). A sleep pending when the test ends is listed with the clock's
@@ -76,6 +77,62 @@ extension TestClock where Duration == Swift.Duration {
     executor.controlSystemSleeps(on: self)
     // The caller's own jobs from here run on the executor, so that its sleeps reach it too.
     await executor.rejoin()
+  }
+}
+
+extension TestClock where Duration == Swift.Duration {
+  /// Puts the sleeps of the system clocks on this clock for the rest of the test, as
+  /// ``controlSystemSleeps(fileID:filePath:line:column:)`` does, and inside `body` those made in
+  /// a default actor's methods too.
+  ///
+  /// ```swift
+  /// actor Poller {
+  ///   var polls = 0
+  ///   func poll() async {
+  ///     while !Task.isCancelled {
+  ///       try? await Task.sleep(for: .seconds(10))   // an actor's sleep, no clock to inject
+  ///       polls += 1
+  ///     }
+  ///   }
+  /// }
+  ///
+  /// @Test(.testExecutor) func polls() async {
+  ///   let clock = TestClock()
+  ///   let poller = Poller()
+  ///   await clock.controlSystemSleeps {
+  ///     async let polling: Void = poller.poll()
+  ///     await clock.advance(by: .seconds(10))
+  ///     #expect(await poller.polls == 1)
+  ///     await clock.advance(by: .seconds(10))
+  ///     #expect(await poller.polls == 2)
+  ///     // cancelled as `polling` goes out of scope
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// The runtime sends a sleep made in a default actor's method to the executor the task
+  /// prefers, and a test's tasks prefer none: with no preference, that sleep goes to the
+  /// system's timers, and the next advance reports it. Inside `body`, the calling task and its
+  /// child tasks (`async let`, task groups) prefer Tempo's task executor, so that such a sleep
+  /// waits for this clock's time. A task started with `Task { }` inside `body` inherits no
+  /// preference: its actors' sleeps stay real, and are reported.
+  ///
+  /// Only inside `body`, because a task with a preference costs more at every switch between
+  /// executors (the runtime reads the preference under a lock each time): a whole test would
+  /// pay for it.
+  public func controlSystemSleeps<Result>(
+    isolation: isolated (any Actor)? = #isolation,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column,
+    _ body: () async throws -> Result
+  ) async rethrows -> Result {
+    await controlSystemSleeps(fileID: fileID, filePath: filePath, line: line, column: column)
+    guard #available(TempoTestExecutor 1.0, *), SystemSleep.areAvailable,
+      TestExecutor.ofCurrentTest != nil
+    else { return try await body() }
+    return try await TestExecutor.withPreference(isolation: isolation, body)
   }
 }
 

@@ -35,6 +35,12 @@ bool tempo_task_is_complete(const void *task) {
   return (flags & 0x2000) != 0;
 }
 
+bool tempo_task_has_executor_preference(const void *task) {
+  const char *status = (const char *)task + tempo_task_status_offset;
+  uint32_t flags = __atomic_load_n((const uint32_t *)status, __ATOMIC_ACQUIRE);
+  return (flags & 0x8000) != 0;
+}
+
 bool tempo_task_awaits_task_or_group(const void *task) {
   if (sizeof(void *) != 8) return false;
   const char *status = (const char *)task + tempo_task_status_offset;

@@ -142,6 +142,30 @@ import Testing
     #expect(jobs <= 1, "\(jobs) jobs for an empty scope")
   }
 
+  /// A task executor preference pushed and popped on the main actor
+  /// (`TestExecutor.withPreference`, behind `TestClock.controlSystemSleeps { }`) costs no job:
+  /// each changes what the runtime compares at the next entry to the main actor's isolation,
+  /// which then switches, and the main executor goes on with that switch in the same block.
+  /// (Before, ten advances inside a preference were 120 main-actor jobs, the job's task
+  /// executor differing from the task's preference at every entry; an empty scope with a
+  /// preference, 24.)
+  @MainActor @Test func aPreferenceOnTheMainActorCostsNoJob() async {
+    guard #available(TempoTestExecutor 1.0, *) else { return }
+    await withTestExecutor {
+      let executor = TestExecutor.current!
+      let timeline = Timeline<Int, Int>(now: 0, name: "Timeline") { $0 + $1 }
+      // Now in a main-actor job that began with no task preferring the stand-in.
+      await Task.yield()
+      let before = executor.jobsAccepted
+      await TestExecutor.withPreference {
+        for _ in 0..<10 { await timeline.advance(by: 1, at: .unknown) }
+      }
+      let jobs = executor.jobsAccepted - before
+      #expect(jobs == 0, "\(jobs) jobs for a preference and ten advances with nothing to run")
+      #expect(timeline.now == 10)
+    }
+  }
+
   /// An advance on the main actor of a timeline whose actions run on the caller's actor (a
   /// scheduler's) stays there: it waits for quiet in its own main-actor job, and goes back to
   /// its test's work where it is, its task's next main-actor job coming through the main

@@ -1,6 +1,7 @@
 import Foundation
 import TempoClocks
 @_spi(TempoInternals) import TempoExecutor
+@_spi(TempoInternals) import TempoSupport
 import TempoTestHelpers
 import TempoTestSupport
 import Testing
@@ -35,6 +36,22 @@ private func retryTimes(on clock: TestClock<Duration>) async -> [Duration] {
 private actor Counter {
   var value = 0
   func increment() { value += 1 }
+}
+
+/// An actor that polls in its own method, sleeping with `Task.sleep` and then with the
+/// continuous clock: the sleeps the runtime sends to the task's preferred executor.
+private actor Poller {
+  var polls = 0
+  func poll(times: Int) async {
+    for round in 0..<times {
+      if round.isMultiple(of: 2) {
+        do { try await Task.sleep(for: .seconds(10)) } catch { return }
+      } else {
+        do { try await ContinuousClock().sleep(for: .seconds(10)) } catch { return }
+      }
+      polls += 1
+    }
+  }
 }
 
 /// Whether this build and system hand system sleeps to test executors.
@@ -294,6 +311,67 @@ var systemSleepsAreAvailable: Bool {
     #expect(report.contains("- due at 5.0 seconds on TestClock"))
     #expect(report.contains("(its time is 0.0 seconds): a system sleep (ContinuousClock)"))
     #expect(report.contains("it returned early instead"))
+  }
+
+  /// Inside `controlSystemSleeps { }`, an actor's own sleeps are on the clock: awaited by the
+  /// test's task, an `async let` child and a task group's child, each advance wakes them at
+  /// their deadline, `Task.sleep` and the continuous clock's alike. Without the closure, each
+  /// would take its ten seconds of real time.
+  @Test(.testExecutor, arguments: ["task", "async let", "group"])
+  func anActorsOwnSleepsAreOnTheClockInsideTheClosure(awaitedBy awaiter: String) async {
+    let clock = TestClock()
+    let poller = Poller()
+    let seen = LockedBox<[Int]>([])
+    await clock.controlSystemSleeps {
+      // Another task advances, while this one (or its child) waits in the actor's sleeps.
+      let advances = Task {
+        for _ in 0..<2 {
+          await clock.advance(by: .seconds(10))
+          let polls = await poller.polls
+          seen.withLock { $0.append(polls) }
+        }
+      }
+      switch awaiter {
+      case "task":
+        await poller.poll(times: 2)
+      case "async let":
+        async let polling: Void = poller.poll(times: 2)
+        await polling
+      default:
+        await withDiscardingTaskGroup { group in group.addTask { await poller.poll(times: 2) } }
+      }
+      await advances.value
+    }
+    #expect(seen.withLock { $0 } == [1, 2])
+    #expect(clock.now.offset == .seconds(20))
+  }
+
+  /// The same, on the main actor, with the clock advancing by itself: the test's task waits in
+  /// the actor's sleeps, and time moves to each deadline.
+  @MainActor @Test(.testExecutor) func anActorsSleepsAutoAdvanceOnTheMainActor() async {
+    let clock = TestClock()
+    clock.automaticallyAdvances = true
+    let poller = Poller()
+    await clock.controlSystemSleeps { await poller.poll(times: 3) }
+    #expect(await poller.polls == 3)
+    #expect(clock.now.offset == .seconds(30))
+  }
+
+  /// An actor's sleep inside the closure is a sleeper of the clock: it is listed with the
+  /// clock's pending work until an advance reaches it.
+  @Test(.testExecutor) func anActorsSleepIsListedInsideTheClosure() async {
+    let clock = TestClock()
+    let poller = Poller()
+    await clock.controlSystemSleeps {
+      async let polling: Void = poller.poll(times: 1)
+      // The advance waits for the child's sleep to arrive: a sleeper due at 10 s.
+      await clock.advance(by: .seconds(1))
+      #expect(clock.pendingWorkDescription.contains("a system sleep (ContinuousClock)"))
+      await clock.advance(by: .seconds(9))
+      await polling
+      #expect(clock.pendingWorkDescription.contains("nothing pending"))
+    }
+    #expect(await poller.polls == 1)
   }
 
   /// A task that has just returned from an actor's method runs on with no task executor, so

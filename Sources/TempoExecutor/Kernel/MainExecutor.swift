@@ -1,4 +1,6 @@
 import Dispatch
+import Synchronization
+import TempoRuntimeABI
 
 /// The main actor's executor while a test executor is open: it runs every main-actor job on the
 /// main queue, in order, as the platform's does, and counts each one that belongs to a test, so
@@ -16,7 +18,7 @@ import Dispatch
 @available(TempoTestExecutor 1.0, *)
 final class MainExecutor: SerialExecutor, @unchecked Sendable {
   // Invariant: no stored state. A job's bookkeeping travels with it, in its block, and is
-  // touched only on the main queue (`running`).
+  // touched only on the main queue (`running`, `switchedInPlace`).
   static let shared = MainExecutor()
 
   /// The executor as the runtime's hook returns it.
@@ -32,6 +34,56 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
     var task: UnsafeRawPointer
     /// Whether the job counts as its test's work (until ``stopCountingRunningJob(of:for:)``).
     var isCounted: Bool
+    /// Whether the job runs with a stand-in as its task executor: its task prefers one.
+    var runsWithPreference = false
+  }
+
+  /// The job of the running job's task that the task enqueued here from that job only because
+  /// its task executor preference changed in it (``switchesInPlace(_:task:)``): run next, in the
+  /// same block, as the same job. Read and written only on the main queue.
+  nonisolated(unsafe) private static var switchedInPlace: UnownedJob?
+
+  /// Whether `job`, enqueued here, is the running main-actor job's task switching to the main
+  /// actor it is on, only because its task executor preference was pushed or popped in that
+  /// job (`TestExecutor.withPreference`): the runtime compares the task executor a job runs
+  /// with to the task's preference at every entry to an isolation, and they now differ. Had
+  /// they been the same, the runtime would have gone on in place; so does this, with no trip
+  /// through the main queue.
+  private static func switchesInPlace(_ job: UnownedJob, task: UnsafeRawPointer) -> Bool {
+    // Only a main-actor job of `task` marks the thread so: on the main queue, then, whose
+    // `running` and `switchedInPlace` are read below.
+    let slot = RunningJob.current
+    guard slot.isMainJob, slot.task == task, switchedInPlace == nil, let running,
+      running.task == task,
+      running.runsWithPreference != tempo_task_has_executor_preference(task)
+    else { return false }
+    switchedInPlace = job
+    return true
+  }
+
+  /// Runs `job` on the main queue while some task prefers the stand-in: a job of a task that
+  /// prefers it (`TestExecutor.withPreference`) runs with it as its task executor, so that its
+  /// entries to the main actor's isolation are no switch; then what the job's task switched in
+  /// place (``switchesInPlace(_:task:)``), as the same job.
+  private static func runPreferring(_ job: UnownedJob, isTask: Bool) {
+    let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
+    var next: UnownedJob? = job
+    var ranWithPreference = false
+    while let job = next {
+      let withPreference = isTask && tempo_task_has_executor_preference(task)
+      if withPreference != ranWithPreference {
+        running?.runsWithPreference = withPreference
+        ranWithPreference = withPreference
+      }
+      if withPreference {
+        job.runSynchronously(
+          isolatedTo: unowned, taskExecutor: TestExecutorStandIn.running.asUnownedTaskExecutor())
+      } else {
+        job.runSynchronously(on: unowned)
+      }
+      next = switchedInPlace
+      if next != nil { switchedInPlace = nil }
+    }
   }
 
   func enqueue(_ job: consuming ExecutorJob) {
@@ -40,6 +92,11 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
 
   func enqueue(_ job: UnownedJob) {
     let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
+    if TestExecutor.tasksPreferring.load(ordering: .relaxed) > 0,
+      Self.switchesInPlace(job, task: task)
+    {
+      return
+    }
     let owner = TestRegistry.firstCandidate(forJob: task) { $0.acceptMainJob(task: task) }
     // A job of no test is counted for its task while a clock made outside any task watches.
     let outside = owner == nil ? TestRegistry.leaves(job) : nil
@@ -59,7 +116,17 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
       var id: UInt = 0
       if let owner = running.owner { id = MainQueueActivity.workID(owner) }
       let work = MainQueueActivity.enterWork(id)
-      job.runSynchronously(on: Self.unowned)
+      // While no task prefers the stand-in, as before; else `runPreferring`. A job that began
+      // before its task's preference was pushed may have switched in place as it was pushed.
+      if TestExecutor.tasksPreferring.load(ordering: .relaxed) == 0 {
+        job.runSynchronously(on: Self.unowned)
+        if let switched = Self.switchedInPlace {
+          Self.switchedInPlace = nil
+          Self.runPreferring(switched, isTask: isTask)
+        }
+      } else {
+        Self.runPreferring(job, isTask: isTask)
+      }
       MainQueueActivity.leaveWork(to: work)
       let switched = RunningJob.takeHandedOff()
       RunningJob.leave(to: slot)

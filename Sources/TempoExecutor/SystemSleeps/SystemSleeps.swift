@@ -187,10 +187,13 @@ struct SystemSleeps {
     """
     A task of this test sleeps in real time although its clock controls the test's system \
     sleeps (controlSystemSleeps()): its Task.sleep (or sleep of ContinuousClock or \
-    SuspendingClock) did not reach Tempo. The usual cause: the task had just returned from an \
-    actor's method, and the runtime runs it on from there with no task executor, so the sleep \
-    goes to the system's timers. Advancing the clock will not wake it. Sleep before the call \
-    into the actor, or give the code a clock to sleep on and pass it this test clock.
+    SuspendingClock) did not reach Tempo. The usual cause: the sleep is in an actor's method, \
+    or right after a call into one, where the runtime sends it to the executor its task \
+    prefers, and the task prefers none, so it goes to the system's timers. Advancing the clock \
+    will not wake it. Await that code inside `await clock.controlSystemSleeps { ... }`, which \
+    gives the calling task and its child tasks that preference (a task started with \
+    `Task { }` there inherits none), or give the code a clock to sleep on and pass it this \
+    test clock.
     """
   }
 

@@ -74,6 +74,11 @@ bool tempo_task_is_runnable(const void *task);
 /// status word as `tempo_task_is_runnable` reads.
 bool tempo_task_is_complete(const void *task);
 
+/// Whether a task has a task executor preference (SE-0417): the status flag
+/// `HasTaskExecutorPreference` (0x8000), set while a preference record is pushed. Read with no
+/// lock; the runtime sets it before the task can run with the preference.
+bool tempo_task_has_executor_preference(const void *task);
+
 /// Whether `task`, a task kept alive, is suspended waiting for another task's value or for a
 /// task group: its `HasTaskDependency` flag (0x4000) is set, and the newest record of its
 /// status is the dependency record the runtime pushes as the task suspends, whose kind says a
