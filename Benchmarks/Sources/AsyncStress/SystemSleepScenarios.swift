@@ -1,13 +1,65 @@
 // `--system-sleeps`: the nonisolated scenarios with the code under test sleeping through
 // `Task.sleep` and the system clocks instead of the scenario's clock, which takes those sleeps
-// with `controlSystemSleeps()` (issue #38). Run by `--nonisolated --system-sleeps`, in the form
-// the other flags choose.
+// with `controlSystemSleeps()` (issue #38), and, inside `controlSystemSleeps { }`, those an
+// actor makes in its own methods. Run by `--nonisolated --system-sleeps`, in the form the other
+// flags choose.
 
 import TempoClocks
 import TempoTestSupport
 
+/// An actor that sleeps in its own method, between polls: a sleep the runtime sends to the
+/// executor its task prefers.
+actor Poller {
+  var polls = 0
+  func poll(times: Int) async {
+    for _ in 0..<times {
+      do { try await Task.sleep(for: .seconds(1)) } catch { return }
+      polls += 1
+    }
+  }
+}
+
+/// Three advances of a second while `poller` polls three times, awaited by the caller's child
+/// (`inGroup`: a task group's, else an `async let`), inside `controlSystemSleeps { }`: the polls
+/// seen after each, `1 | 2 | 3` when each advance woke the actor's sleep.
+func actorPolls(on clock: TempoClocks.TestClock<Duration>, inGroup: Bool) async -> [String] {
+  let poller = Poller()
+  let seen = await clock.controlSystemSleeps { () async -> [Int] in
+    func advanceThrice() async -> [Int] {
+      var seen: [Int] = []
+      for _ in 0..<3 {
+        await clock.advance(by: .seconds(1))
+        seen.append(await poller.polls)
+      }
+      return seen
+    }
+    if inGroup {
+      return await withTaskGroup(of: [Int].self) { group in
+        group.addTask {
+          await poller.poll(times: 3)
+          return []
+        }
+        let seen = await advanceThrice()
+        await group.waitForAll()
+        return seen
+      }
+    }
+    async let polling: Void = poller.poll(times: 3)
+    let seen = await advanceThrice()
+    await polling
+    return seen
+  }
+  return seen == [1, 2, 3] ? [] : [seen.map(String.init).joined(separator: " | ")]
+}
+
 extension NonisolatedScenario {
   static let systemSleeps: [NonisolatedScenario] = [
+    NonisolatedScenario(name: "system-actor-poll-async-let") { clock in
+      await actorPolls(on: clock, inGroup: false)
+    },
+    NonisolatedScenario(name: "system-actor-poll-group") { clock in
+      await actorPolls(on: clock, inGroup: true)
+    },
     NonisolatedScenario(name: "system-welcome-1s") { clock in
       await clock.controlSystemSleeps()
       let message = Cell<String?>(nil)
