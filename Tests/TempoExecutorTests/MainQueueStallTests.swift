@@ -407,3 +407,27 @@ import Testing
     #expect((pumps?.pumpBlocksStarted ?? 0) > 0)
   }
 }
+
+/// The main-queue watch holds each executor it follows, and with it the tasks that executor
+/// retains: it lets go of an executor as the executor closes, not at its next look.
+@Suite struct MainQueueWatchLifetimeTests {
+  /// A `@MainActor` scope followed on the main queue is followed no more once it has closed.
+  /// (Held until the next look, a quarter of a second later, the executors of the `@MainActor`
+  /// tests run back to back meanwhile raised MemoryGrowth's `main` form by about 50 MB.)
+  @MainActor @Test func aClosedExecutorIsFollowedNoMore() async {
+    guard #available(TempoTestExecutor 1.0, *) else { return }
+    var executor: TestExecutor?
+    await withTestExecutor {
+      executor = TestExecutor.current
+      guard let executor else { return }
+      // As an advance that does not find its test quiet at once starts it.
+      HangWatch.shared.watchMainQueue(of: executor)
+      #expect(HangWatch.shared.watchesMainQueue(of: executor))
+    }
+    guard let executor else {
+      Issue.record("the scope opened no executor")
+      return
+    }
+    #expect(!HangWatch.shared.watchesMainQueue(of: executor))
+  }
+}

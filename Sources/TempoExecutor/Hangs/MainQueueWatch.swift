@@ -141,6 +141,15 @@ package struct MainQueueWatchState<Payload> {
     entries.map { ($0.key, $0.value.payload) }
   }
 
+  /// Whether the test under `key` is watched.
+  package func isWatching(_ key: ObjectIdentifier) -> Bool { entries[key] != nil }
+
+  /// Stops watching a test (it has ended); answers its payload, for the caller to release
+  /// after unlocking.
+  package mutating func remove(_ key: ObjectIdentifier) -> Payload? {
+    entries.removeValue(forKey: key)?.payload
+  }
+
   /// Records one look. A test no longer waited for is dropped (it is watched again when an
   /// advance waits next). A test stalls for a look when the main queue holds its wait up and
   /// nothing changed since the previous look; after a gap (the watch itself was held up) none

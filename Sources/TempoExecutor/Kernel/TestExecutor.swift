@@ -487,6 +487,8 @@ package final class TestExecutor: @unchecked Sendable {
     TestRegistry.close(self)
     stopWatchingYields()
     endSystemSleeps()
+    // Only an executor whose pumps run on the main queue is ever followed there.
+    if pumpsOnMainQueue { HangWatch.shared.stopWatchingMainQueue(of: self) }
     start(wake)
   }
 }
