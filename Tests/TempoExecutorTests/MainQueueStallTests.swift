@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import TempoClocks
 import TempoTestHelpers
 import TempoTestSupport
@@ -264,6 +265,33 @@ import Testing
   /// A main-actor job of a test is its executor's work, and another executor's watch reads it
   /// as another test's. (Read on the main thread, which runs this test's job now.)
   @MainActor @Test func aMainActorJobOfATestIsItsOwnExecutorsWork() async {
+    await Self.expectTheScopesJobIsItsOwn()
+  }
+
+  /// A scope opened in a main-actor job of no test runs its body in a job of its own executor,
+  /// also while a task of another test prefers Tempo's task executor (`controlSystemSleeps { }`
+  /// beside it). The scope's start pushes a preference of its own to leave that job
+  /// (`rejoin()`), and that switch is not taken in place, in the job it leaves. (It was, while
+  /// any task preferred the stand-in: the body ran on in a job of no test, and
+  /// `aMainActorJobOfATestIsItsOwnExecutorsWork` failed in one run of the suite in two.)
+  @MainActor @Test func aScopeLeavesAJobOfNoTestBesideAPreference() async {
+    guard #available(TempoTestExecutor 1.0, *) else { return }
+    TestExecutor.tasksPreferring.add(1, ordering: .relaxed)
+    defer { TestExecutor.tasksPreferring.subtract(1, ordering: .relaxed) }
+    // Another test's executor is open: the hooks are in, and a task started now runs its
+    // main-actor jobs through Tempo's main executor, as jobs of no test.
+    let another = await Task.detached { TestExecutor() }.value
+    defer { another.close() }
+    let ranInItsExecutorsJob = await Task { @MainActor in
+      await withTestExecutor {
+        let runsIn = RunningJob.executor
+        return runsIn != nil && runsIn === TestExecutor.openScope
+      }
+    }.value
+    #expect(ranInItsExecutorsJob, "the body ran on in the job of no test it began in")
+  }
+
+  @MainActor static func expectTheScopesJobIsItsOwn() async {
     await withTestExecutor {
       guard let mine = TestExecutor.openScope else {
         Issue.record("the scope has no executor")

@@ -45,17 +45,21 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
 
   /// Whether `job`, enqueued here, is the running main-actor job's task switching to the main
   /// actor it is on, only because its task executor preference was pushed or popped in that
-  /// job (`TestExecutor.withPreference`): the runtime compares the task executor a job runs
-  /// with to the task's preference at every entry to an isolation, and they now differ. Had
-  /// they been the same, the runtime would have gone on in place; so does this, with no trip
-  /// through the main queue.
+  /// job (`TestExecutor.withPreference`), in a block of the executor the task belongs to: the
+  /// runtime compares the task executor a job runs with to the task's preference at every
+  /// entry to an isolation, and they now differ. Had they been the same, the runtime would have
+  /// gone on in place; so does this, with no trip through the main queue.
   private static func switchesInPlace(_ job: UnownedJob, task: UnsafeRawPointer) -> Bool {
     // Only a main-actor job of `task` marks the thread so: on the main queue, then, whose
     // `running` and `switchedInPlace` are read below.
     let slot = RunningJob.current
     guard slot.isMainJob, slot.task == task, switchedInPlace == nil, let running,
       running.task == task,
-      running.runsWithPreference != tempo_task_has_executor_preference(task)
+      running.runsWithPreference != tempo_task_has_executor_preference(task),
+      // Only in a block of the executor the task belongs to: `rejoin()` pushes a preference
+      // to leave a job that is not its executor's, and that switch must reach the executor.
+      let owner = running.owner,
+      TestRegistry.executorThatMet(task: task) === owner.takeUnretainedValue()
     else { return false }
     switchedInPlace = job
     return true
