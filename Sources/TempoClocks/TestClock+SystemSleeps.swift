@@ -61,6 +61,13 @@ extension TestClock where Duration == Swift.Duration {
     column: UInt = #column
   ) async {
     let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    await takeSystemSleeps(at: location)
+  }
+
+  /// Puts the system sleeps of the test on this clock, and answers whether it could (else it
+  /// has said why at `location`, as a warning).
+  @discardableResult
+  private func takeSystemSleeps(at location: SourceLocation) async -> Bool {
     guard #available(TempoTestExecutor 1.0, *), SystemSleep.areAvailable,
       let executor = timeline.scope.quiescence(at: location, forAutoAdvance: false)
         as? TestExecutor
@@ -72,11 +79,12 @@ extension TestClock where Duration == Swift.Duration {
         executor; Apple platforms are not supported yet). Inject the clock instead.
         """,
         asWarning: true)
-      return
+      return false
     }
     executor.controlSystemSleeps(on: self)
     // The caller's own jobs from here run on the executor, so that its sleeps reach it too.
     await executor.rejoin()
+    return true
   }
 }
 
@@ -128,10 +136,10 @@ extension TestClock where Duration == Swift.Duration {
     column: UInt = #column,
     _ body: () async throws -> Result
   ) async rethrows -> Result {
-    await controlSystemSleeps(fileID: fileID, filePath: filePath, line: line, column: column)
-    guard #available(TempoTestExecutor 1.0, *), SystemSleep.areAvailable,
-      TestExecutor.ofCurrentTest != nil
-    else { return try await body() }
+    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    guard #available(TempoTestExecutor 1.0, *), await takeSystemSleeps(at: location) else {
+      return try await body()
+    }
     return try await TestExecutor.withPreference(isolation: isolation, body)
   }
 }

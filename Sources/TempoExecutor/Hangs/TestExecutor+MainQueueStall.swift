@@ -1,6 +1,3 @@
-import Dispatch
-import TempoCore
-import TempoRuntimeABI
 @_spi(TempoInternals) import TempoSupport
 
 /// The main-queue stall watch's side of an executor: what the hang watch reads while a task

@@ -1,6 +1,4 @@
-import Dispatch
 import TempoCore
-import TempoRuntimeABI
 @_spi(TempoInternals) package import TempoSupport
 
 // How a test waits for its work to go quiet: the drive of an advancing clock or scheduler runs

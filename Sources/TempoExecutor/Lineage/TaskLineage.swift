@@ -1,6 +1,5 @@
 import Dispatch
 import TempoRuntimeABI
-@_spi(TempoInternals) import TempoSupport
 
 /// The jobs that leave for outside any test executor while a clock, scheduler or timeline made
 /// outside any task waits for its test (who started whom is ``LineageState``, kept in

@@ -1,6 +1,4 @@
-import Dispatch
 import TempoRuntimeABI
-@_spi(TempoInternals) import TempoSupport
 
 /// The lineage's side of the registry: clocks made outside any task watch for their test, the
 /// jobs that leave for outside any executor meanwhile are counted for their tasks, and the

@@ -1,5 +1,4 @@
 import Dispatch
-import TempoCore
 import TempoRuntimeABI
 @_spi(TempoInternals) import TempoSupport
 
