@@ -4,7 +4,7 @@
 // of them alike.
 //
 //   swift run -c release WholeTests [--runs 200] [--rounds 5] [--only NAME]
-//     [--implementation "NAME;NAME"]
+//     [--implementation "NAME;NAME"] [--shared-task]
 //
 // On a clock (ClockTests.swift): the scenarios of Tests/TempoScenarios/AsyncScenarios.swift, and
 // models on swift-async-algorithms' operators and on swift-dependencies' `\.continuousClock`.
@@ -17,11 +17,15 @@
 //   work takes more turns than that); it is what any implementation pays at least.
 //
 // On a Combine scheduler (SchedulerTests.swift): a search view model through `debounce` and
-// `receive(on:)`. Implementations: Tempo's `DispatchQueue.test` advanced synchronously, through
-// its async `advance` and that inside `withTestExecutor`; combine-schedulers' the same, the last
-// inside `withMainSerialExecutor`; and the floor behind Combine's API (`SchedulerFloor`, a heap
-// of closures with no executor and no lock), advanced synchronously. A synchronous advance is
-// called from the same async test body, through a closure that never suspends.
+// `receive(on:)`, on `DispatchQueue.test` and on `.immediate`, and a feature that reads its main
+// queue through swift-dependencies, erased. Implementations: Tempo's `DispatchQueue.test`
+// advanced synchronously and through its async `advance`, each plain and inside
+// `withTestExecutor`; combine-schedulers' the same, plain and inside `withMainSerialExecutor`;
+// and the floor behind Combine's API (`SchedulerFloor`, a heap of closures with no executor and
+// no lock), advanced synchronously. A synchronous advance is called from the same async test
+// body, through a closure that never suspends.
+//
+// Each run is a task of its own on the main actor (`--shared-task`: all in the main task).
 //
 // Prints a Markdown table per kind of the median microseconds per run over the rounds, and the
 // failures of each implementation (and of each test, where there are any).
@@ -34,6 +38,9 @@ struct Options {
   var rounds = 5
   var only: String?
   var implementation: String?
+  /// Whether every run is a task of its own, as a test runner runs each test (the default);
+  /// `--shared-task` runs them all in the main task, as this harness did before 2026-12-07.
+  var taskPerRun = true
 
   init(_ arguments: [String]) {
     var arguments = arguments[...]
@@ -43,6 +50,7 @@ struct Options {
       case "--rounds": rounds = Int(arguments.popFirst() ?? "") ?? rounds
       case "--only": only = arguments.popFirst()
       case "--implementation": implementation = arguments.popFirst()
+      case "--shared-task": taskPerRun = false
       default: fatalError("unknown argument \(argument)")
       }
     }
@@ -72,7 +80,10 @@ let floors = (
   clock: ClockImplementation(name: "async floor") { test in
     await test.run(on: FloorClock()) { await $0.advance(by: $1) }
   },
-  scheduler: SchedulerImplementation(name: "Combine floor, sync") { test in
+  scheduler: SchedulerImplementation(
+    name: "Combine floor, sync",
+    skipping: ["combine-search-immediate": "the floor has no immediate scheduler"]
+  ) { test in
     let scheduler = SchedulerFloor()
     return await test.run(on: scheduler) { scheduler.advance(by: $0) }
   }
@@ -131,8 +142,12 @@ func run<Test>(_ suite: Suite<Test>, _ options: Options, trace: Bool) async {
         guard implementation.skipping[name] == nil else { continue }
         if trace { FileHandle.standardError.write(Data("\(name): \(implementation.name)\n".utf8)) }
         let start = ContinuousClock.now
-        for _ in 0..<options.runs where !(await implementation.run(test)).isEmpty {
-          failed[index] += 1
+        for _ in 0..<options.runs {
+          let failures =
+            options.taskPerRun
+            ? await Task { @MainActor in await implementation.run(test) }.value
+            : await implementation.run(test)
+          if !failures.isEmpty { failed[index] += 1 }
         }
         let elapsed = start.duration(to: .now)
         samples[index].append(microseconds(elapsed) / Double(options.runs))
