@@ -49,7 +49,8 @@ let peerSchedulers = [
 @MainActor
 func runOnCombineSchedulers(
   _ test: any SchedulerTest,
-  advance: @MainActor (TestSchedulerOf<DispatchQueue>, DispatchQueue.SchedulerTimeType.Stride)
+  advance:
+    @MainActor (TestSchedulerOf<DispatchQueue>, DispatchQueue.SchedulerTimeType.Stride)
     async -> Void
 ) async -> [String] {
   if test.isImmediate { return await test.run(on: DispatchQueue.immediate) { _ in } }

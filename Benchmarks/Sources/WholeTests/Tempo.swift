@@ -44,7 +44,8 @@ let tempoSchedulers = [
 @MainActor
 func runOnTempo(
   _ test: any SchedulerTest,
-  advance: @MainActor (TestSchedulerOf<DispatchQueue>, DispatchQueue.SchedulerTimeType.Stride)
+  advance:
+    @MainActor (TestSchedulerOf<DispatchQueue>, DispatchQueue.SchedulerTimeType.Stride)
     async -> Void
 ) async -> [String] {
   if test.isImmediate { return await test.run(on: DispatchQueue.immediate) { _ in } }
