@@ -125,7 +125,17 @@ let package = Package(
         .product(name: "TempoTestSupport", package: tempo),
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
       ]),
-    .executableTarget(name: "InstructionCounts", dependencies: ["Workloads", "TempoUnderTest"]),
+    .executableTarget(
+      name: "InstructionCounts",
+      dependencies: [
+        "Workloads", "TempoUnderTest",
+        .product(name: "CombineSchedulers", package: "combine-schedulers"),
+        .product(name: "OpenCombineShim", package: "OpenCombine"),
+      ],
+      // Only what this file imports: TempoSchedulers' and combine-schedulers' timer publishers
+      // have the same names.
+      swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
+    ),
     // Thousands of parameterized Swift Testing cases on a test clock, and the same without time
     // control, in one debug process (suite-scale.sh).
     .testTarget(

@@ -5,6 +5,8 @@
 //   InstructionCounts <workload> <size>        a workload of Workloads, or "floor"; a
 //                                              workload named "api-floor/<workload>" runs on
 //                                              the floor behind Combine's API (SchedulerFloor)
+//                                              a workload named "combine-schedulers/<workload>"
+//                                              runs on combine-schedulers' test scheduler
 //   InstructionCounts <workload> <size> warm   the same, after an uncounted run (so that the
 //                                              count leaves out one-time costs, like the
 //                                              runtime's metadata, as the benchmark tool does)
@@ -15,7 +17,9 @@
 // In the last two modes it also prints how many allocations the counted run
 // made, read from the benchmark tool's malloc interposer, which this executable loads.
 
+import CombineSchedulers
 import Dispatch
+import OpenCombineShim
 import TempoUnderTest
 import Workloads
 
@@ -64,11 +68,24 @@ guard (2...3).contains(arguments.count), let name = arguments.first,
 else {
   fatalError("usage: InstructionCounts <workload> <size> [warm | task]")
 }
+/// combine-schedulers' test scheduler, for the same workloads.
+var peerScheduler: SchedulerUnderTest<CombineSchedulers.TestSchedulerOf<DispatchQueue>> {
+  SchedulerUnderTest(
+    make: { DispatchQueue.test },
+    advance: { $0.advance(by: $1) },
+    run: { $0.run() },
+    timer: { $0.timerPublisher(every: $1).autoconnect().eraseToAnyPublisher() }
+  )
+}
+
 let apiFloor = "api-floor/"
-let onAPIFloor = name.hasPrefix(apiFloor)
-let workloadName = onAPIFloor ? String(name.dropFirst(apiFloor.count)) : name
+let peer = "combine-schedulers/"
+let prefix = [apiFloor, peer].first { name.hasPrefix($0) } ?? ""
+let workloadName = String(name.dropFirst(prefix.count))
 let workloads =
-  onAPIFloor ? schedulerWorkloads(schedulerFloor) : schedulerWorkloads(tempoScheduler)
+  name.hasPrefix(apiFloor)
+  ? schedulerWorkloads(schedulerFloor)
+  : name.hasPrefix(peer) ? schedulerWorkloads(peerScheduler) : schedulerWorkloads(tempoScheduler)
 let workload: (Int) -> Int
 if name == "floor" {
   workload = floorWorkload
