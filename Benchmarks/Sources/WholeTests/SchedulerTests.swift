@@ -7,7 +7,8 @@ import Foundation
 import OpenCombineShim
 
 /// A whole test iteration on a scheduler: builds its model on `scheduler`, advances it with
-/// `advance` (synchronous or async, as the implementation's test would), and answers the
+/// `advance` (synchronous or async, as the implementation's test would; on the main actor, as a
+/// `@MainActor` test calls it, with no hop off it), and answers the
 /// expectations that failed (none when it passes).
 protocol SchedulerTest: Sendable {
   var name: String { get }
@@ -20,7 +21,7 @@ protocol SchedulerTest: Sendable {
 
   @MainActor
   func run<S: Scheduler>(
-    on scheduler: S, advance: (S.SchedulerTimeType.Stride) async -> Void
+    on scheduler: S, advance: @MainActor (S.SchedulerTimeType.Stride) async -> Void
   ) async -> [String] where S.SchedulerTimeType == DispatchQueue.SchedulerTimeType
 }
 
@@ -92,7 +93,7 @@ struct CombineSearch: SchedulerTest {
 
   @MainActor
   func run<S: Scheduler>(
-    on scheduler: S, advance: (S.SchedulerTimeType.Stride) async -> Void
+    on scheduler: S, advance: @MainActor (S.SchedulerTimeType.Stride) async -> Void
   ) async -> [String] where S.SchedulerTimeType == DispatchQueue.SchedulerTimeType {
     let check = Check()
     let model: (query: PassthroughSubject<String, Never>, state: SearchResults, owner: AnyObject)
@@ -127,7 +128,7 @@ struct ImmediateSearch: SchedulerTest {
 
   @MainActor
   func run<S: Scheduler>(
-    on scheduler: S, advance: (S.SchedulerTimeType.Stride) async -> Void
+    on scheduler: S, advance: @MainActor (S.SchedulerTimeType.Stride) async -> Void
   ) async -> [String] where S.SchedulerTimeType == DispatchQueue.SchedulerTimeType {
     let check = Check()
     let model = CombineSearchModel(scheduler: scheduler)
@@ -189,7 +190,7 @@ struct DependenciesFeature: SchedulerTest {
 
   @MainActor
   func run<S: Scheduler>(
-    on scheduler: S, advance: (S.SchedulerTimeType.Stride) async -> Void
+    on scheduler: S, advance: @MainActor (S.SchedulerTimeType.Stride) async -> Void
   ) async -> [String] where S.SchedulerTimeType == DispatchQueue.SchedulerTimeType {
     let check = Check()
     let feature = withDependencies {
