@@ -8,6 +8,10 @@ import Testing
 /// The watch of a time source's pending work (the hangs of a test blocked on a scheduler's
 /// work) ends when the source goes away, not at the watch's next look a quarter of a second
 /// later: it lets go of its test's task then, and leaves the test room for another.
+///
+/// A test whose executor is deferred (these tests: a source made in the test's task, used
+/// synchronously) asks for the watch when it schedules, and the watch is made at the next look
+/// (`followRequested()` here): a test that has ended by then costs it nothing more.
 @Suite struct PendingWorkWatchTests {
   /// A timeline whose actions are more than wake-ups, as a scheduler's are: the kind of source
   /// whose pending work is watched.
@@ -24,8 +28,10 @@ import Testing
     let watch = HangWatch.shared
     var source: Timeline<Int, Int>? = Self.makeSource()
     let address = ObjectIdentifier(try #require(source))
-    // Work scheduled from the test's task starts the watch of the source for this test.
+    // Work scheduled from the test's task asks for the watch of the source for this test,
+    // which the next look makes.
     Self.scheduleWork(on: try #require(source))
+    watch.followRequested()
     #expect(watch.follows(sourceAt: address))
     #expect(watch.sourcesFollowed(forTest: test) == 1)
 
@@ -36,6 +42,7 @@ import Testing
     // Another source is followed in its place.
     let next = Self.makeSource()
     Self.scheduleWork(on: next)
+    watch.followRequested()
     #expect(watch.follows(sourceAt: ObjectIdentifier(next)))
     #expect(watch.sourcesFollowed(forTest: test) == 1)
   }
@@ -47,13 +54,38 @@ import Testing
     let test = try #require(TestExecutor.currentTaskPointer)
     let kept = (0..<8).map { _ in Self.makeSource() }
     for source in kept { Self.scheduleWork(on: source) }
+    HangWatch.shared.followRequested()
     for _ in 0..<(2 * HangWatch.sourcesPerTest) {
       Self.scheduleWork(on: Self.makeSource())
+      HangWatch.shared.followRequested()
     }
     #expect(HangWatch.shared.sourcesFollowed(forTest: test) == kept.count)
     let last = Self.makeSource()
     Self.scheduleWork(on: last)
+    HangWatch.shared.followRequested()
     #expect(HangWatch.shared.follows(sourceAt: ObjectIdentifier(last)))
     #expect(HangWatch.shared.sourcesFollowed(forTest: test) == kept.count + 1)
+  }
+
+  /// A source that goes away before the next look was never followed: its test's task was
+  /// never kept for it.
+  @Test func aWatchAskedForIsDroppedWithItsSource() throws {
+    let test = try #require(TestExecutor.currentTaskPointer)
+    var source: Timeline<Int, Int>? = Self.makeSource()
+    let address = ObjectIdentifier(try #require(source))
+    Self.scheduleWork(on: try #require(source))
+    source = nil
+    HangWatch.shared.followRequested()
+    #expect(!HangWatch.shared.follows(sourceAt: address))
+    #expect(HangWatch.shared.sourcesFollowed(forTest: test) == 0)
+  }
+
+  /// Once the test has an executor (here, opened by a task it starts), a scheduling asks for
+  /// nothing: the watch is made at once.
+  @Test func aTestWithAnExecutorIsFollowedAtOnce() async throws {
+    let source = Self.makeSource()
+    await Task {}.value
+    Self.scheduleWork(on: source)
+    #expect(HangWatch.shared.follows(sourceAt: ObjectIdentifier(source)))
   }
 }

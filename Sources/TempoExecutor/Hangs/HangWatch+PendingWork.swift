@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 import TempoCore
 import TempoRuntimeABI
@@ -23,12 +24,26 @@ extension HangWatch {
   /// test left running, or no test at all), so that it stops asking: a source is watched for
   /// the first test that schedules work on it from a task, and again once that test has
   /// ended.
-  func watchPendingWork(of source: any WatchedWorkSource) {
+  ///
+  /// - Parameter deferred: The deferred executor of the test the source was made in, if any:
+  ///   scheduling from that test's own task needs no look at whose task it is.
+  func watchPendingWork(of source: any WatchedWorkSource, deferred: DeferredTest? = nil) {
     // The source stops asking first: a look that lets the watch go tells it to ask again.
     source.watchStarted()
+    // The test's own task, outside any scope, whose executor is deferred: the watch is asked
+    // for, and made at the next look. (At its address, kept by the deferral, no other task.)
+    if let deferred, deferred.opened == nil,
+      TestExecutor.currentTaskPointer == deferred.test.address,
+      TestExecutor.boundAddressIfAnyIsOpen == nil
+    {
+      return request(source, of: deferred)
+    }
     guard let role = TestExecutor.roleOfCurrentSleeper(),
       let test = TestExecutor.keepTestTask(of: role)
     else { return }
+    // A test whose executor is deferred tells whether its work is quiet once it has one.
+    var deferral: DeferredTest?
+    if role.executor == nil { deferral = TestRegistry.deferralOfCurrentTask() }
     // Checked before anything is made for the watch (under Swift Testing, a task).
     guard admits(source, forTestOf: test) else { return tempo_task_release(test) }
     // The task that schedules the work, if not the test's own: a task that reads a pipeline
@@ -40,10 +55,24 @@ extension HangWatch {
         TestExecutor.currentTaskPointer.flatMap(HeldTask.keep)
       }
     let watched = WatchedWork(
-      source: source, role: role, test: test, scheduling: scheduling,
+      source: source, role: role, test: test, scheduling: scheduling, deferred: deferral,
       reporter: isInSwiftTestingTest ? WorkHangReporter() : nil)
     // Not followed if another task started a watch of the source meanwhile, or if the test
     // has as many as it may by now: this one ends unused.
+    if !watch(watched) { watched.end(with: nil) }
+  }
+
+  /// Makes the watch `request` asked for, unless its source or its test has gone: the test's
+  /// task is the deferral's (``DeferredTest/retainedTest()``), whose executor, once it opens,
+  /// tells whether the test is quiet. Called by a look, before it observes.
+  func follow(_ request: WatchRequest) {
+    guard let source = request.source, let test = request.deferral.retainedTest() else {
+      request.reporter?.deliver(nil)
+      return
+    }
+    let watched = WatchedWork(
+      source: source, role: .testTask(nil), test: test, scheduling: nil,
+      deferred: request.deferral, reporter: request.reporter)
     if !watch(watched) { watched.end(with: nil) }
   }
 
@@ -62,6 +91,16 @@ extension HangWatch {
     report.reportInScope = watched.role.scopeExecutor?.reportInScope
     watched.end(with: report)
   }
+}
+
+/// A watch of pending work asked for by a test whose executor is deferred
+/// (``HangWatch/watchPendingWork(of:deferred:)``): the source, weakly, the deferral, and under
+/// Swift Testing the task that would report.
+@available(TempoTestExecutor 1.0, *)
+struct WatchRequest {
+  weak var source: (any WatchedWorkSource)?
+  let deferral: DeferredTest
+  let reporter: WorkHangReporter?
 }
 
 /// A time source's pending work that the hang watch follows for one test: the source (weakly:
@@ -88,14 +127,18 @@ final class WatchedWork: @unchecked Sendable {
   private let scheduling: UnsafeRawPointer?
   /// Under Swift Testing, where the report is made (see ``WorkHangReporter``).
   private let reporter: WorkHangReporter?
+  /// The test's deferred executor, if it had none when the watch began: its activity is read
+  /// once it has opened.
+  private let deferred: DeferredTest?
   private let hasEnded = Atomic<Bool>(false)
 
   /// Follows `source` for the test whose task is `test`; takes over one retain of `test` and
   /// of `scheduling`.
   init(
     source: any WatchedWorkSource, role: SleeperRole, test: UnsafeRawPointer,
-    scheduling: UnsafeRawPointer?, reporter: WorkHangReporter?
+    scheduling: UnsafeRawPointer?, deferred: DeferredTest? = nil, reporter: WorkHangReporter?
   ) {
+    self.deferred = deferred
     self.source = source
     self.sourceID = ObjectIdentifier(source)
     self.role = role
@@ -123,8 +166,10 @@ final class WatchedWork: @unchecked Sendable {
     // A test whose task runs is not blocked, and nothing pending holds nothing up: nothing
     // more to read.
     guard HeldTask.isWaiting(test), source.hasPendingWork else { return Self.idle(isPending: true) }
+    var executor = role.executor
+    if executor == nil, let deferred { executor = deferred.opened }
     let activity =
-      role.executor.map(readActivity)
+      executor.map(readActivity)
       ?? TestActivity(
         accepted: 0, isQuiet: true, waitsOnOutsideWork: false, isRunningTest: true)
     return HangObservation(
@@ -189,10 +234,14 @@ final class WorkHangReporter: @unchecked Sendable {
   private var waiter: CheckedContinuation<WorkHangEnding?, Never>?
 
   /// Starts the task that waits, in the current task's test.
+  ///
+  /// The task runs on a system thread (``SystemThreads``), never on the test's executor: it is
+  /// not the test's work, and it does not open a deferred one (``DeferredTest``), which a
+  /// test that only schedules synchronously never needs.
   init() {
     // Not one of the test's tasks for the leftover-work check: it ends when the watch does.
     TaskCensus.$token.withValue(nil) {
-      Task { [self] in await next()?.run() }
+      Task(executorPreference: SystemThreads.shared) { [self] in await next()?.run() }
     }
   }
 
@@ -219,6 +268,24 @@ final class WorkHangReporter: @unchecked Sendable {
         return .some(ending)
       }
       if let ready { continuation.resume(returning: ready) }
+    }
+  }
+}
+
+/// A task executor that runs each job on a system thread, as the global executor would, without
+/// passing through the runtime's hooks: the tasks Tempo starts for itself in a test prefer it
+/// (``WorkHangReporter``). One instance, alive as long as the process: the runtime holds task
+/// executors unowned.
+@available(TempoTestExecutor 1.0, *)
+final class SystemThreads: TaskExecutor {
+  static let shared = SystemThreads()
+
+  private init() {}
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    DispatchQueue.global(qos: DispatchQoS.QoSClass(job.priority)).async {
+      job.runSynchronously(on: self.asUnownedTaskExecutor())
     }
   }
 }

@@ -176,8 +176,8 @@ package struct HangWatchState<Payload> {
 /// the advance stops waiting and reports it (``TestExecutor/mainQueueStalled(since:)``).
 @available(TempoTestExecutor 1.0, *)
 package final class HangWatch: @unchecked Sendable {
-  // Invariant: `lock` guards `state`, `work`, `watchOfSource`, `sourcesOfTest`, `mainQueue`,
-  // `isLooking` and `lastLook`. Nothing is observed, ended or released under it: payloads are
+  // Invariant: `lock` guards `state`, `work`, `watchOfSource`, `sourcesOfTest`, `requested`,
+  // `mainQueue`, `isLooking` and `lastLook`. Nothing is observed, ended or released under it: payloads are
   // copied out, observed after unlocking, and the ones that fired or were removed are let go
   // after unlocking (a watch of pending work ends in its `deinit`).
   private let lock = Lock()
@@ -193,6 +193,9 @@ package final class HangWatch: @unchecked Sendable {
   /// How many sources are followed for each test, by its task's address (at most
   /// ``sourcesPerTest``).
   private var sourcesOfTest: [UnsafeRawPointer: Int] = [:]
+  /// Watches of pending work that tests with a deferred executor asked for, followed from the
+  /// next look on (``request(_:of:)``).
+  private var requested: [WatchRequest] = []
   private var mainQueue: MainQueueWatchState<TestExecutor>
   private var isLooking = false
   private var lastLook: UInt64
@@ -312,6 +315,21 @@ package final class HangWatch: @unchecked Sendable {
     return added
   }
 
+  /// Asks for a watch of `source`, on which the task of `deferral`'s test schedules work: made
+  /// at the next look (``follow(_:)``). A test that only schedules and advances synchronously
+  /// has nearly always ended by then, and costs the watch nothing more. Under Swift Testing the
+  /// task that would report is started now, in the test (``WorkHangReporter``).
+  func request(_ source: any WatchedWorkSource, of deferral: DeferredTest) {
+    let request = WatchRequest(
+      source: source, deferral: deferral,
+      reporter: isInSwiftTestingTest ? WorkHangReporter() : nil)
+    let startLooking = lock.withLock {
+      requested.append(request)
+      return beginLooking()
+    }
+    if startLooking { scheduleLook() }
+  }
+
   /// Whether a watch of `source` for the test whose task is `test` would be followed: none
   /// follows the source yet, and the test has room for one more (``watch(_:)`` checks again).
   func admits(_ source: any WatchedWorkSource, forTestOf test: UnsafeRawPointer) -> Bool {
@@ -326,6 +344,8 @@ package final class HangWatch: @unchecked Sendable {
   /// the watch's tables do not grow with the watches of tests that ended since the last look.
   func sourceEnded(_ address: ObjectIdentifier) {
     let removed = lock.withLock { () -> WatchedWork? in
+      // Nothing followed (a source whose watch was asked for and never made): no look up.
+      guard !watchOfSource.isEmpty else { return nil }
       // The source is alive until its `deinit` returns, so the entry under its address is its
       // own watch's. (A look that read the watch before still holds it, and finds it gone.)
       guard let key = watchOfSource.removeValue(forKey: address),
@@ -336,6 +356,17 @@ package final class HangWatch: @unchecked Sendable {
     }
     // After unlocking: its deinit ends the watch and releases the test's task.
     withExtendedLifetime(removed) {}
+  }
+
+  /// Makes the watches asked for so far (``request(_:of:)``): what a look does first, and what
+  /// Tempo's tests do to follow a source at once.
+  func followRequested() {
+    let requests = lock.withLock { () -> [WatchRequest] in
+      guard !requested.isEmpty else { return [] }
+      defer { requested.removeAll(keepingCapacity: true) }
+      return requested
+    }
+    for request in requests { follow(request) }
   }
 
   /// Whether a watch follows the source at `address` (for Tempo's tests).
@@ -395,6 +426,8 @@ package final class HangWatch: @unchecked Sendable {
   /// One look: observes every watched sleep and main queue, records them, ends the ones that
   /// fired, and looks again later while any is watched.
   private func look() {
+    // Watched from this look on, observed at it as a watch made before it would be.
+    followRequested()
     let (watched, sources, executors, afterGap) = lock.withLock {
       let now = time.nanoseconds
       // Later than three periods: the watch itself did not run meanwhile.
@@ -420,7 +453,7 @@ package final class HangWatch: @unchecked Sendable {
       let firedSources = work.record(sourceObservations, afterGap: afterGap)
       forgetSources(of: sources)
       let stalled = mainQueue.record(queues, afterGap: afterGap)
-      isLooking = !state.isEmpty || !work.isEmpty || !mainQueue.isEmpty
+      isLooking = !state.isEmpty || !work.isEmpty || !mainQueue.isEmpty || !requested.isEmpty
       return (fired, firedSources, stalled, isLooking)
     }
     // Sources no longer watched go here, after unlocking: their deinit ends their watch.

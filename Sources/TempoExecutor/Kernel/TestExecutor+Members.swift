@@ -30,7 +30,11 @@ extension TestExecutor {
     {
       return
     }
-    guard let executor = TestRegistry.executorForCurrentContext() else { return }
+    // A sleep needs the test's executor: a deferred one opens.
+    guard
+      let executor = TestRegistry.executorForCurrentContext()
+        ?? TestRegistry.openingDeferralOfCurrentTask()
+    else { return }
     noteCurrentTask(in: executor)
   }
 

@@ -243,11 +243,33 @@ package final class TestExecutor: @unchecked Sendable {
     if onMainQueue { MainQueueActivity.async { self.mainQueuePassRan() } }
   }
 
-  /// Opens the executor of `root`'s test; `opener`, retained by the caller, is `root` if it is
-  /// running a job that came to no executor.
+  /// Opens the executor of the test whose time source deferred it (``DeferredTest``) to now:
+  /// the test's task, `test`, made a job runnable, or the test needs its executor. `kept` is a
+  /// retain of `test`, which the executor takes over. Whether the test's task runs a job that
+  /// came to no executor is known only if it is the current task; its pumps run on the main
+  /// queue if it deferred the executor there.
+  convenience init(
+    deferredFor test: TaskRef, keeping kept: UnsafeRawPointer, pumpsOnMainQueue: Bool
+  ) {
+    let isOpener =
+      Self.currentTaskPointer == test.address && RunningJob.executor == nil
+      && tempo_task_is_runnable(test.address)
+    let onMainQueue = isOpener && RuntimeHooks.isOnMainQueue
+    self.init(
+      root: test, opener: kept, watchesOpener: isOpener, openerOnMainQueue: onMainQueue,
+      pumpsOnMainQueue: pumpsOnMainQueue)
+    noteMember(test)
+    XCTestEnds.opened(self)
+    if onMainQueue { MainQueueActivity.async { self.mainQueuePassRan() } }
+  }
+
+  /// Opens the executor of `root`'s test; `opener`, retained by the caller, is `root`, kept for
+  /// its status: running a job that came to no executor, which the executor watches, if
+  /// `watchesOpener`.
   private init(
-    root: TaskRef?, opener: UnsafeRawPointer?, openerOnMainQueue: Bool = false,
-    pumpsOnMainQueue: Bool, includingMainQueueBlocks: Bool = false, scope: SourceLocation? = nil,
+    root: TaskRef?, opener: UnsafeRawPointer?, watchesOpener: Bool = true,
+    openerOnMainQueue: Bool = false, pumpsOnMainQueue: Bool,
+    includingMainQueueBlocks: Bool = false, scope: SourceLocation? = nil,
     reportInScope: (@Sendable (String) -> Void)? = nil
   ) {
     state.includesMainQueueBlocks = includingMainQueueBlocks
@@ -263,7 +285,9 @@ package final class TestExecutor: @unchecked Sendable {
     if let root { outer = TestRegistry.executorThatMet(root) }
     self.outer = outer
     heldOpener = opener
-    if let opener { state.openerIsRunning(opener, onMainQueue: openerOnMainQueue) }
+    if let opener, watchesOpener {
+      state.openerIsRunning(opener, onMainQueue: openerOnMainQueue)
+    }
     TestRegistry.open(self)
   }
 
@@ -495,9 +519,10 @@ package final class TestExecutor: @unchecked Sendable {
 
 @available(TempoTestExecutor 1.0, *)
 extension TestExecutor {
-  /// The open executor the current task belongs to, if any (for tests and diagnostics).
+  /// The open executor the current task belongs to, if any, opened now if its test deferred it
+  /// (``DeferredTest``): for a test that asks for it, and for tests and diagnostics.
   package static var ofCurrentTask: TestExecutor? {
-    TestRegistry.executorForCurrentContext()
+    TestRegistry.executorForCurrentContext() ?? TestRegistry.openingDeferralOfCurrentTask()
   }
 
   /// The executor of the current test: the open `withTestExecutor` scope's, else the one a

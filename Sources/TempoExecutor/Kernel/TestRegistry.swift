@@ -66,7 +66,8 @@ enum TestRegistry {
     RuntimeHooks.prepare()
     box.withLock { storage in
       let hooks = storage.state.opened(executor)
-      RuntimeHooks.apply(hooks, saving: &storage.previous)
+      RuntimeHooks.apply(
+        hooks, main: storage.state.needsMainExecutor, saving: &storage.previous)
     }
   }
 
@@ -76,7 +77,8 @@ enum TestRegistry {
     guard RuntimeHooks.areAvailable else { return }
     let released = box.withLock { storage in
       let (hooks, released) = storage.state.closed(executor)
-      RuntimeHooks.apply(hooks, saving: &storage.previous)
+      RuntimeHooks.apply(
+        hooks, main: storage.state.needsMainExecutor, saving: &storage.previous)
       membershipChanged()
       return released
     }
@@ -131,8 +133,20 @@ enum TestRegistry {
   }
 
   /// The executors that have met `current` and `job`'s task (both live), in one look.
+  ///
+  /// When `current` is a test's task whose executor is deferred (``DeferredTest``), a task it
+  /// makes runnable opens that executor now, before the task's job is routed: one it starts,
+  /// or one started since it that it resumes (not one older than it, which is not the test's).
+  /// Nothing the test started ran elsewhere before, so the executor gets what it would have
+  /// had, opened at once. The test's task's own jobs open nothing, nor do the jobs that only
+  /// carry it (an actor's processing job for its call, the continuation job of its yield):
+  /// they run where they would have with no test executor, and an executor that opens while
+  /// the task runs watches the job it runs then (``TestExecutorStateMachine/OpenerWatch``).
+  ///
+  /// - Parameter opensDeferred: Whether a job is being routed (not a question about the
+  ///   current context): only a task's job opens a deferred executor.
   static func members(
-    current: UnsafeRawPointer?, job: UnsafeRawPointer?
+    current: UnsafeRawPointer?, job: UnsafeRawPointer?, opensDeferred: Bool = false
   ) -> (byCurrent: TestExecutor?, byJob: TestExecutor?) {
     // The IDs are read before locking: both tasks are alive. (By hand, with no `map` or
     // `withLock`: a debug build calls those generically, and this is asked for many jobs.)
@@ -142,12 +156,21 @@ enum TestRegistry {
     if let job { jobTask = TaskRef(job) }
     var byCurrent: AnyObject?
     var byJob: AnyObject?
+    var deferredByCurrent: AnyObject?
     box.lock.lock()
     if let task = currentTask {
       byCurrent = box.storage.state.member(at: task.address, id: task.id)
     }
     if let task = jobTask { byJob = box.storage.state.member(at: task.address, id: task.id) }
+    if opensDeferred, byCurrent == nil, let task = currentTask, let job = jobTask,
+      job != task, !job.isOlder(than: task), box.storage.state.hasDeferrals
+    {
+      deferredByCurrent = box.storage.state.deferral(at: task.address, id: task.id)
+    }
     box.lock.unlock()
+    if let deferral = deferredByCurrent {
+      byCurrent = unsafeDowncast(deferral, to: DeferredTest.self).open()
+    }
     return (testExecutor(byCurrent), testExecutor(byJob))
   }
 
@@ -209,7 +232,7 @@ enum TestRegistry {
       isPlainMainQueueBlock: running == nil && scoped == nil && current == nil
         && RuntimeHooks.isOnMainQueue)
     return route.firstTaker(
-      members: { members(current: current, job: taskJob) },
+      members: { members(current: current, job: taskJob, opensDeferred: job != nil) },
       mainQueueBlockTakers: { openExecutors.filter { $0.includesMainQueueBlocks } },
       admits: { executor in
         guard let taskJob else { return true }

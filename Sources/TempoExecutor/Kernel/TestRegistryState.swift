@@ -59,11 +59,19 @@ package struct TestRegistryState: ~Copyable {
   package internal(set) var watchers = 0
   /// Who started whom while anyone watches.
   package internal(set) var lineage = LineageState()
+  /// The tests whose executor is deferred until they need one (`DeferredTest`), by the address
+  /// of their task.
+  var deferred: [UnsafeRawPointer: Deferred] = [:]
 
   package init() {}
 
-  /// Whether anything needs the hooks: an open executor, or a watch.
-  package var needsHooks: Bool { !open.isEmpty || watchers > 0 }
+  /// Whether anything needs the hooks: an open executor, a watch, or a deferred executor.
+  package var needsHooks: Bool { !open.isEmpty || watchers > 0 || !deferred.isEmpty }
+
+  /// Whether the main actor's executor is to be Tempo's (`MainExecutor`): an executor is open,
+  /// or a clock made outside any task watches. Deferred executors alone leave it the
+  /// platform's.
+  package var needsMainExecutor: Bool { !open.isEmpty || watchers > 0 }
 
   /// How many tasks are remembered as members of open executors (for tests).
   package var memberCount: Int { members.count }

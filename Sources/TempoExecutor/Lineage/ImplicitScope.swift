@@ -4,10 +4,12 @@ package import TempoCore
 /// The test executor that a clock, scheduler or timeline uses when no `withTestExecutor` scope
 /// is open: one opened for the task that created it, so that a test needs no wrapper.
 ///
-/// A test clock created inside a task (a Swift Testing test, an async XCTest method) opens a
-/// test executor for that task, or joins the one the task already has; the tasks that task
-/// starts from then on belong to it. The executor closes when the last clock, scheduler or
-/// timeline that holds it goes away.
+/// A test clock created inside a task (a Swift Testing test, an async XCTest method) joins the
+/// test executor the task already has, or defers one for it (``DeferredTest``): it opens once
+/// the test needs it, at the first job the task makes runnable or the first async verb, and
+/// the tasks that task starts from then on belong to it. A test that only schedules and
+/// advances synchronously never opens one. The executor closes when the last clock, scheduler
+/// or timeline that holds it goes away.
 ///
 /// A clock created outside any task (an XCTest property, a synchronous `setUp`) learns the
 /// test's task at its first async advance. Until then it watches (``TaskLineage``): the jobs
@@ -24,6 +26,9 @@ package final class ImplicitScope: TestScope, @unchecked Sendable {
   private let lock: Lock
   /// The executor this scope holds open (a `TestExecutor`; untyped for older systems).
   private var executor: AnyObject?
+  /// The deferral of the executor of the task the scope was made in, when it had none (a
+  /// `DeferredTest`, untyped for older systems; set once, in `init`).
+  private let deferred: AnyObject?
   /// Whether the scope was made outside any task, and watches for the tasks of its test.
   private let isWatching: Bool
   /// How many tasks the lineage had seen when the scope began to watch (``TaskLineage``).
@@ -42,19 +47,22 @@ package final class ImplicitScope: TestScope, @unchecked Sendable {
       isWatching = outsideAnyTask
       if outsideAnyTask {
         watchedSince = TestRegistry.watch()
+        deferred = nil
       } else {
         watchedSince = 0
-        executor = Self.executorForCurrentTask()
+        (executor, deferred) = Self.executorForCurrentTask()
       }
     } else {
       isWatching = false
       watchedSince = 0
+      deferred = nil
     }
   }
 
   deinit {
     if #available(TempoTestExecutor 1.0, *) {
       (executor as? TestExecutor)?.releaseLease()
+      if let deferred = deferred as? DeferredTest { TestRegistry.release(deferred) }
       if isWatching { TestRegistry.unwatch() }
     }
   }
@@ -75,6 +83,7 @@ package final class ImplicitScope: TestScope, @unchecked Sendable {
       XCTestEnds.watch(source)
     }
     held?.leftovers.add(source)
+    (deferred as? DeferredTest)?.add(source)
   }
 
   /// The executor an async advance of the owner, or its auto-advance driver, waits on: the
@@ -90,6 +99,9 @@ package final class ImplicitScope: TestScope, @unchecked Sendable {
     at location: SourceLocation, forAutoAdvance: Bool = false
   ) -> TestExecutor? {
     if let scoped = TestExecutor.openScope { return scoped }
+    // The executor of the task the scope was made in, deferred until now: it holds it open for
+    // as long as the scope lives.
+    if let deferred = deferred as? DeferredTest, let opened = deferred.open() { return opened }
     // Decided with no lock held: the scope's lock may be its timeline's, and what the decision
     // asks (the hooks, the lineage, an executor) takes locks of its own (ARCHITECTURE.md,
     // rule 6). The scope's lock only reads the executor it holds, and installs a new one if it
@@ -130,12 +142,22 @@ package final class ImplicitScope: TestScope, @unchecked Sendable {
     }
   }
 
-  /// The executor of the current task, opened if it has none, with a lease for this scope;
-  /// nil outside a task or inside a `withTestExecutor` scope.
+  /// The executor the current task has, with a lease for this scope, or else the deferral of
+  /// one (``DeferredTest``); neither outside a task or inside a `withTestExecutor` scope.
+  ///
+  /// Opened at once, as before deferrals, where the deferral could not stand for it: for an
+  /// `async let` child, which cannot be kept, or a task whose job another executor runs.
   @available(TempoTestExecutor 1.0, *)
-  private static func executorForCurrentTask() -> TestExecutor? {
-    guard let current = TestExecutor.currentTaskPointer else { return nil }
-    return executor(forTestTask: TaskRef(current))
+  private static func executorForCurrentTask() -> (TestExecutor?, DeferredTest?) {
+    guard let current = TestExecutor.currentTaskPointer, TestExecutor.isSupported,
+      TestExecutor.openScope == nil
+    else { return (nil, nil) }
+    let test = TaskRef(current)
+    if let known = TestRegistry.executorThatMet(test), known.retainLease() { return (known, nil) }
+    guard !JobIdentity.isAsyncLetChild(current), RunningJob.executor == nil else {
+      return (executor(forTestTask: test), nil)
+    }
+    return (nil, TestRegistry.deferral(for: test))
   }
 
   /// The executor of `test`, the current task or one it descends from, opened if it has none,
@@ -157,7 +179,8 @@ extension ImplicitScope {
   /// The executor this scope holds, if open.
   @available(TempoTestExecutor 1.0, *)
   package var heldExecutor: TestExecutor? {
-    let held = lock.withLock { executor as? TestExecutor }
+    var held = lock.withLock { executor as? TestExecutor }
+    if held == nil, let deferred = deferred as? DeferredTest { held = deferred.opened }
     return held.flatMap { $0.isOpen ? $0 : nil }
   }
 
@@ -184,7 +207,7 @@ extension ImplicitScope {
     guard #available(TempoTestExecutor 1.0, *), TestExecutor.isSupported else {
       return source.watchStarted()
     }
-    HangWatch.shared.watchPendingWork(of: source)
+    HangWatch.shared.watchPendingWork(of: source, deferred: deferred as? DeferredTest)
   }
 
   package func pendingWorkSourceEnded(_ source: ObjectIdentifier) {

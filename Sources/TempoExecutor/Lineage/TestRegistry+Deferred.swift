@@ -1,0 +1,69 @@
+import TempoRuntimeABI
+
+/// The deferred executors' side of the registry (``DeferredTest``): kept under the registry's
+/// lock, found by routing for the first job a test's task makes runnable.
+///
+/// ```swift
+/// let deferred = TestRegistry.deferral(for: test)   // a time source made in `test`
+/// TestRegistry.release(deferred)                     // it went away
+/// ```
+@available(TempoTestExecutor 1.0, *)
+extension TestRegistry {
+  /// The deferral of `test`'s executor, for a time source made in `test`, the current task,
+  /// which has no executor: the one a source made there before holds, or a new one. Only `test`
+  /// itself defers its executor, so no other thread makes one for it meanwhile.
+  static func deferral(for test: TaskRef) -> DeferredTest {
+    let existing = box.withLock { storage -> DeferredTest? in
+      guard let found = storage.state.deferral(at: test.address, id: test.id) else { return nil }
+      let deferral = unsafeDowncast(found, to: DeferredTest.self)
+      deferral.scopes += 1
+      return deferral
+    }
+    if let existing { return existing }
+    let made = DeferredTest(test: test)
+    RuntimeHooks.prepare()
+    box.withLock { storage in
+      let hooks = storage.state.deferOpening(of: test, to: made)
+      RuntimeHooks.apply(
+        hooks, main: storage.state.needsMainExecutor, saving: &storage.previous)
+    }
+    return made
+  }
+
+  /// A scope lets go of `deferral`; the last one ends it (``DeferredTest/end()``).
+  static func release(_ deferral: DeferredTest) {
+    let ends = box.withLock { storage -> Bool in
+      deferral.scopes -= 1
+      guard deferral.scopes == 0 else { return false }
+      let hooks = storage.state.forgetDeferral(at: deferral.test.address, deferral)
+      RuntimeHooks.apply(
+        hooks, main: storage.state.needsMainExecutor, saving: &storage.previous)
+      return true
+    }
+    if ends { deferral.end() }
+  }
+
+  /// `deferral` has opened its executor, which has met the test's task: routing finds the
+  /// executor from now on.
+  static func forget(_ deferral: DeferredTest) {
+    box.withLock { storage in
+      let hooks = storage.state.forgetDeferral(at: deferral.test.address, deferral)
+      RuntimeHooks.apply(
+        hooks, main: storage.state.needsMainExecutor, saving: &storage.previous)
+    }
+  }
+
+  /// The deferral of the current task's executor, if it is deferred.
+  static func deferralOfCurrentTask() -> DeferredTest? {
+    guard let current = TestExecutor.currentTaskPointer else { return nil }
+    let task = TaskRef(current)
+    let found = box.withLock { $0.state.deferral(at: task.address, id: task.id) }
+    return found.map { unsafeDowncast($0, to: DeferredTest.self) }
+  }
+
+  /// The current task's executor, opened now if it was deferred: for a sleep of the test's
+  /// task, or a request for its executor.
+  static func openingDeferralOfCurrentTask() -> TestExecutor? {
+    deferralOfCurrentTask()?.open()
+  }
+}
