@@ -62,21 +62,35 @@ import Testing
     withExtendedLifetime(source) {}
   }
 
-  /// The test's own hops (to the main actor and back, into an actor, a yield) are no work it
-  /// started: they open nothing.
+  /// The test's own hops (to the main actor and back, a yield) are no work it started: they
+  /// open nothing.
   @Test func theTestsOwnHopsOpenNothing() async throws {
     let source = Self.makeSource()
     let deferral = try #require(TestRegistry.deferralOfCurrentTask())
     await MainActor.run {}
-    await Counter().increment()
     await Task.yield()
     #expect(deferral.opened == nil)
     withExtendedLifetime(source) {}
   }
 
-  private actor Counter {
-    var count = 0
-    func increment() { count += 1 }
+  /// A task started in an actor's method is queued on the actor and runs in its processing job,
+  /// never routed as a task: the call into the actor opens the executor, and the task is the
+  /// test's. (With only task jobs opening it, AsyncStress's task-from-actor-method went wrong
+  /// in nearly every run: the task's sleep was not the test's, and the advance did not wait.)
+  @Test func aCallIntoAnActorOpensTheExecutor() async throws {
+    let source = Self.makeSource()
+    let deferral = try #require(TestRegistry.deferralOfCurrentTask())
+    let starter = Starter()
+    let started = await starter.start()
+    let executor = try #require(deferral.opened)
+    #expect(await started.value === executor)
+    withExtendedLifetime(source) {}
+  }
+
+  private actor Starter {
+    func start() -> Task<TestExecutor?, Never> {
+      Task { TestRegistry.executorThatMetCurrentTask() }
+    }
   }
 
   /// An async advance waits on the test's executor: it opens it, and a task the advance

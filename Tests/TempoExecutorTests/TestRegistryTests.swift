@@ -28,26 +28,20 @@ import Testing
     #expect(registry.closed(second).hooks == .unchanged)  // closing twice changes nothing
   }
 
-  /// A deferred executor needs the hooks that see the job which opens it, but leaves the main
-  /// actor's executor the platform's: only an open executor, or a watch, makes it Tempo's.
-  @Test func aDeferredExecutorNeedsTheHooksButNotTheMainExecutor() {
+  /// A deferred executor needs the hooks that see the job which opens it; the registry finds
+  /// it for its test's task, and forgets it when it opens or is let go.
+  @Test func aDeferredExecutorNeedsTheHooksUntilItIsForgotten() {
     var registry = TestRegistryState()
     let (deferral, executor) = (Executor(), Executor())
     #expect(registry.deferOpening(of: task, to: deferral) == .install)
-    var needs = (hooks: registry.needsHooks, main: registry.needsMainExecutor)
-    #expect(needs.hooks && !needs.main)
     #expect(registry.deferral(at: task.address, id: task.id) === deferral)
     #expect(registry.deferral(at: task.address, id: 2) == nil)  // another task at that address
     #expect(registry.opened(executor) == .keepInstalled)
-    needs.main = registry.needsMainExecutor
-    #expect(needs.main)
     #expect(registry.forgetDeferral(at: task.address, Executor()) == .unchanged)  // not its own
     #expect(registry.deferral(at: task.address, id: task.id) === deferral)
     #expect(registry.forgetDeferral(at: task.address, deferral) == .unchanged)  // still open
     #expect(registry.deferral(at: task.address, id: task.id) == nil)
     #expect(registry.closed(executor).hooks == .restore)
-    needs = (registry.needsHooks, registry.needsMainExecutor)
-    #expect(!needs.hooks && !needs.main)
     _ = registry.deferOpening(of: task, to: deferral)
     #expect(registry.forgetDeferral(at: task.address, deferral) == .restore)
   }

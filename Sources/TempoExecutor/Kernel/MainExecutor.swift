@@ -104,23 +104,6 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
     let owner = TestRegistry.firstCandidate(forJob: task) { $0.acceptMainJob(task: task) }
     // A job of no test is counted for its task while a clock made outside any task watches.
     let outside = owner == nil ? TestRegistry.leaves(job) : nil
-    run(job, owner: owner, outside: outside)
-  }
-
-  /// Runs `job`, bound for the platform's main executor while only deferred test executors
-  /// need the hooks (``RuntimeHooks``), here if a test takes it; false if none does, and the
-  /// caller sends it on.
-  func enqueueIfTaken(_ job: UnownedJob) -> Bool {
-    let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
-    guard let owner = TestRegistry.firstCandidate(forJob: task, { $0.acceptMainJob(task: task) })
-    else { return false }
-    run(job, owner: owner, outside: nil)
-    return true
-  }
-
-  /// Runs `job` on the main queue, counted for `owner`, or for its task while a clock made
-  /// outside any task watches (`outside`).
-  private func run(_ job: UnownedJob, owner: TestExecutor?, outside: LineageState.OutsideJob?) {
     MainQueueActivity.async {
       MainQueueActivity.blockStarted()
       let task = unsafeBitCast(job, to: UnsafeRawPointer.self)

@@ -1,12 +1,11 @@
 import Dispatch
-import Synchronization
 import TempoRuntimeABI
 @_spi(TempoInternals) import TempoSupport
 
 /// The Swift runtime's executor hooks, through which test executors see the jobs that the work
 /// of their tests makes runnable, and which tasks belong to which test.
 ///
-/// While any ``TestExecutor`` is open, or a clock made outside any task watches, Tempo sets:
+/// While any ``TestExecutor`` is open, Tempo sets:
 /// - `swift_task_enqueueGlobal_hook`, called for every job bound for the global concurrent
 ///   executor: a job of an open executor's test is queued there instead;
 /// - `swift_task_getMainExecutor_hook`, asked for the main actor's executor at every hop to the
@@ -14,16 +13,10 @@ import TempoRuntimeABI
 ///   for its test;
 /// - `swift_task_isMainExecutor_hook`, so that isolation checks know ``MainExecutor`` is the
 ///   main actor's;
-/// - `swift_task_enqueueMainExecutor_hook`, for an explicit `MainActor.shared.enqueue`, and for
-///   a job bound for the platform's main executor.
+/// - `swift_task_enqueueMainExecutor_hook`, for an explicit `MainActor.shared.enqueue`.
 ///
-/// While only deferred executors need them (``DeferredTest``), only the first and the last are
-/// set: they see the job that opens one. The main actor's executor stays the platform's, so a
-/// test that never opens one never moves its main-actor work to another executor (each move
-/// is a hop through the main queue); a main-actor job no test takes goes on to the platform's.
-///
-/// When nothing needs them, what was there before is put back. Every job that belongs to no
-/// open executor goes where it was going, through the hook that was there before, if any.
+/// When the last executor closes, what was there before is put back. Every job that belongs to
+/// no open executor goes where it was going, through the hook that was there before, if any.
 ///
 /// This type only installs and restores the hooks, as ``TestRegistry`` decides under its lock,
 /// and holds the functions the runtime calls; whose a job is, the registry answers.
@@ -52,13 +45,7 @@ enum RuntimeHooks {
     var enqueueMain: JobHook?
     var getMain: GetMainHook?
     var isMain: IsMainHook?
-    /// Whether Tempo's main-executor hooks are set (see the type's documentation).
-    var mainIsTempos = false
   }
-
-  /// Whether Tempo's main-executor hooks are set: ``Previous/mainIsTempos``, read without the
-  /// registry's lock by the main-enqueue hook (written under it).
-  static let mainExecutorIsTempos = Atomic<Bool>(false)
 
   private static let slots: Slots? = {
     guard signing != .unverified else { return nil }
@@ -164,19 +151,22 @@ enum RuntimeHooks {
     _ = SystemSleep.resumePoints
   }
 
-  /// Does what ``TestRegistryState`` answered the hooks need, and sets the main-executor hooks
-  /// if `main` (``TestRegistryState/needsMainExecutor``). Called under ``TestRegistry``'s lock,
-  /// which keeps `previous`: the stores are plain writes, and two threads cannot interleave an
-  /// install and a restore.
-  static func apply(_ hooks: TestRegistryState.Hooks, main: Bool, saving previous: inout Previous) {
+  /// Does what ``TestRegistryState`` answered the hooks need. Called under ``TestRegistry``'s
+  /// lock, which keeps `previous`: the stores are plain writes, and two threads cannot
+  /// interleave an install and a restore.
+  static func apply(_ hooks: TestRegistryState.Hooks, saving previous: inout Previous) {
     guard let slots else { return }
     switch hooks {
     case .unchanged:
       break
     case .install:
-      previous = Previous(global: slots.global.pointee, enqueueMain: slots.enqueueMain.pointee)
+      previous = Previous(
+        global: slots.global.pointee, enqueueMain: slots.enqueueMain.pointee,
+        getMain: slots.getMain.pointee, isMain: slots.isMain.pointee)
       slots.global.pointee = routeGlobal
       slots.enqueueMain.pointee = routeMainEnqueue
+      slots.isMain.pointee = isMain
+      slots.getMain.pointee = getMain
     case .keepInstalled:
       // Someone removed Tempo's global hook while it was installed (a scope that sets a hook
       // of its own and clears it when it ends, like swift-concurrency-extras' main serial
@@ -191,21 +181,10 @@ enum RuntimeHooks {
       if isTempos(slots.enqueueMain.pointee, routeMainEnqueue) {
         slots.enqueueMain.pointee = previous.enqueueMain
       }
-    }
-    let main = main && hooks != .restore
-    if main, !previous.mainIsTempos {
-      previous.getMain = slots.getMain.pointee
-      previous.isMain = slots.isMain.pointee
-      slots.isMain.pointee = isMain
-      slots.getMain.pointee = getMain
-    } else if !main, previous.mainIsTempos {
       if isTempos(slots.getMain.pointee, getMain) { slots.getMain.pointee = previous.getMain }
       if isTempos(slots.isMain.pointee, isMain) { slots.isMain.pointee = previous.isMain }
-      previous.getMain = nil
-      previous.isMain = nil
+      previous = Previous()
     }
-    previous.mainIsTempos = main
-    mainExecutorIsTempos.store(main, ordering: .relaxed)
   }
 
   // One `isTempos` per hook type rather than one generic over it: a debug build looks the
@@ -248,12 +227,8 @@ enum RuntimeHooks {
     }
   }
 
-  private static let routeMainEnqueue: JobHook = { pointer, original in
-    let job = unsafeBitCast(pointer, to: UnownedJob.self)
-    if mainExecutorIsTempos.load(ordering: .relaxed) { return MainExecutor.shared.enqueue(job) }
-    // While only deferred executors need the hooks, a job no test takes goes on to the
-    // platform's main executor, whose job it is.
-    if !MainExecutor.shared.enqueueIfTaken(job) { original(pointer) }
+  private static let routeMainEnqueue: JobHook = { pointer, _ in
+    MainExecutor.shared.enqueue(unsafeBitCast(pointer, to: UnownedJob.self))
   }
 
   private static let getMain: GetMainHook = { _ in

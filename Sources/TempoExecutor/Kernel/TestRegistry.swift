@@ -66,8 +66,7 @@ enum TestRegistry {
     RuntimeHooks.prepare()
     box.withLock { storage in
       let hooks = storage.state.opened(executor)
-      RuntimeHooks.apply(
-        hooks, main: storage.state.needsMainExecutor, saving: &storage.previous)
+      RuntimeHooks.apply(hooks, saving: &storage.previous)
     }
   }
 
@@ -77,8 +76,7 @@ enum TestRegistry {
     guard RuntimeHooks.areAvailable else { return }
     let released = box.withLock { storage in
       let (hooks, released) = storage.state.closed(executor)
-      RuntimeHooks.apply(
-        hooks, main: storage.state.needsMainExecutor, saving: &storage.previous)
+      RuntimeHooks.apply(hooks, saving: &storage.previous)
       membershipChanged()
       return released
     }
@@ -134,17 +132,19 @@ enum TestRegistry {
 
   /// The executors that have met `current` and `job`'s task (both live), in one look.
   ///
-  /// When `current` is a test's task whose executor is deferred (``DeferredTest``), a task it
-  /// makes runnable opens that executor now, before the task's job is routed: one it starts,
-  /// or one started since it that it resumes (not one older than it, which is not the test's).
-  /// Nothing the test started ran elsewhere before, so the executor gets what it would have
-  /// had, opened at once. The test's task's own jobs open nothing, nor do the jobs that only
-  /// carry it (an actor's processing job for its call, the continuation job of its yield):
-  /// they run where they would have with no test executor, and an executor that opens while
-  /// the task runs watches the job it runs then (``TestExecutorStateMachine/OpenerWatch``).
+  /// When `current` is a test's task whose executor is deferred (``DeferredTest``), a job it
+  /// makes runnable opens that executor now, before the job is routed: a task it starts, or
+  /// one started since it that it resumes (not one older than it, which is not the test's), and
+  /// an actor's processing job, which may run a task it started on that actor (a `Task { }` in
+  /// an actor's method is queued on the actor, and runs in such a job). Nothing the test
+  /// started ran elsewhere before, so the executor gets what it would have had, opened at
+  /// once. The test's task's own jobs open nothing, nor does the continuation job of its yield
+  /// (`opensDeferred` is false for it): they run where they would have with no test executor,
+  /// and an executor that opens while the task runs watches the job it runs then
+  /// (``TestExecutorStateMachine/OpenerWatch``).
   ///
-  /// - Parameter opensDeferred: Whether a job is being routed (not a question about the
-  ///   current context): only a task's job opens a deferred executor.
+  /// - Parameter opensDeferred: Whether the job routed may open a deferred executor: not for a
+  ///   question about the current context, nor for a yield's continuation job.
   static func members(
     current: UnsafeRawPointer?, job: UnsafeRawPointer?, opensDeferred: Bool = false
   ) -> (byCurrent: TestExecutor?, byJob: TestExecutor?) {
@@ -162,10 +162,10 @@ enum TestRegistry {
       byCurrent = box.storage.state.member(at: task.address, id: task.id)
     }
     if let task = jobTask { byJob = box.storage.state.member(at: task.address, id: task.id) }
-    if opensDeferred, byCurrent == nil, let task = currentTask, let job = jobTask,
-      job != task, !job.isOlder(than: task), box.storage.state.hasDeferrals
-    {
-      deferredByCurrent = box.storage.state.deferral(at: task.address, id: task.id)
+    if opensDeferred, byCurrent == nil, let task = currentTask, box.storage.state.hasDeferrals {
+      var isTests = true
+      if let job = jobTask { isTests = job != task && !job.isOlder(than: task) }
+      if isTests { deferredByCurrent = box.storage.state.deferral(at: task.address, id: task.id) }
     }
     box.lock.unlock()
     if let deferral = deferredByCurrent {
@@ -232,12 +232,22 @@ enum TestRegistry {
       isPlainMainQueueBlock: running == nil && scoped == nil && current == nil
         && RuntimeHooks.isOnMainQueue)
     return route.firstTaker(
-      members: { members(current: current, job: taskJob, opensDeferred: job != nil) },
+      members: {
+        members(
+          current: current, job: taskJob, opensDeferred: opensDeferred(job, isTask: taskJob != nil))
+      },
       mainQueueBlockTakers: { openExecutors.filter { $0.includesMainQueueBlocks } },
       admits: { executor in
         guard let taskJob else { return true }
         return executor.admits(task: taskJob)
       },
       takes: takes)
+  }
+
+  /// Whether routing `job` may open a deferred executor (``members(current:job:opensDeferred:)``):
+  /// any job but a yield's continuation job, which only resumes the current task.
+  private static func opensDeferred(_ job: UnsafeRawPointer?, isTask: Bool) -> Bool {
+    guard let job else { return false }
+    return isTask || !JobIdentity.isContinuation(job)
   }
 }

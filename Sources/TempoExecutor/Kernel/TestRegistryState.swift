@@ -68,11 +68,6 @@ package struct TestRegistryState: ~Copyable {
   /// Whether anything needs the hooks: an open executor, a watch, or a deferred executor.
   package var needsHooks: Bool { !open.isEmpty || watchers > 0 || !deferred.isEmpty }
 
-  /// Whether the main actor's executor is to be Tempo's (`MainExecutor`): an executor is open,
-  /// or a clock made outside any task watches. Deferred executors alone leave it the
-  /// platform's.
-  package var needsMainExecutor: Bool { !open.isEmpty || watchers > 0 }
-
   /// How many tasks are remembered as members of open executors (for tests).
   package var memberCount: Int { members.count }
 

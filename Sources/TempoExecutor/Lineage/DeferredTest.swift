@@ -12,10 +12,9 @@ import TempoRuntimeABI
 /// hops to an actor, is resumed), nothing of the test runs anywhere but on its own thread, and
 /// there is nothing to wait for. So the registry keeps the deferral under the task's address, the
 /// runtime's hooks are installed, and the executor opens:
-/// - at the first task the test's task makes runnable (one it starts, or one started since
-///   that it resumes), before that task's job is routed
-///   (``TestRegistry/members(current:job:opensDeferred:)``): the executor then holds
-///   everything it would have held had it opened at once;
+/// - at the first job the test's task makes runnable (a task it starts, an actor's processing
+///   job), before that job is routed (``TestRegistry/members(current:job:opensDeferred:)``):
+///   the executor then holds everything it would have held had it opened at once;
 /// - at an async verb of the time source (``ImplicitScope/executorForDriving(at:forAutoAdvance:)``),
 ///   a sleep of the test's task, or a request for the test's executor (``TestExecutor/ofCurrentTask``).
 ///

@@ -24,8 +24,7 @@ extension TestRegistry {
     RuntimeHooks.prepare()
     box.withLock { storage in
       let hooks = storage.state.deferOpening(of: test, to: made)
-      RuntimeHooks.apply(
-        hooks, main: storage.state.needsMainExecutor, saving: &storage.previous)
+      RuntimeHooks.apply(hooks, saving: &storage.previous)
     }
     return made
   }
@@ -36,8 +35,7 @@ extension TestRegistry {
       deferral.scopes -= 1
       guard deferral.scopes == 0 else { return false }
       let hooks = storage.state.forgetDeferral(at: deferral.test.address, deferral)
-      RuntimeHooks.apply(
-        hooks, main: storage.state.needsMainExecutor, saving: &storage.previous)
+      RuntimeHooks.apply(hooks, saving: &storage.previous)
       return true
     }
     if ends { deferral.end() }
@@ -48,8 +46,7 @@ extension TestRegistry {
   static func forget(_ deferral: DeferredTest) {
     box.withLock { storage in
       let hooks = storage.state.forgetDeferral(at: deferral.test.address, deferral)
-      RuntimeHooks.apply(
-        hooks, main: storage.state.needsMainExecutor, saving: &storage.previous)
+      RuntimeHooks.apply(hooks, saving: &storage.previous)
     }
   }
 

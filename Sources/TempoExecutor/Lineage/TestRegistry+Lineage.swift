@@ -20,8 +20,7 @@ extension TestRegistry {
     RuntimeHooks.prepare()
     return box.withLock { storage in
       let (hooks, made) = storage.state.watch()
-      RuntimeHooks.apply(
-        hooks, main: storage.state.needsMainExecutor, saving: &storage.previous)
+      RuntimeHooks.apply(hooks, saving: &storage.previous)
       return made
     }
   }
@@ -31,8 +30,7 @@ extension TestRegistry {
     guard RuntimeHooks.areAvailable else { return }
     let released = box.withLock { storage in
       let (hooks, released) = storage.state.unwatch()
-      RuntimeHooks.apply(
-        hooks, main: storage.state.needsMainExecutor, saving: &storage.previous)
+      RuntimeHooks.apply(hooks, saving: &storage.previous)
       return released
     }
     for task in released { tempo_task_release(task) }
