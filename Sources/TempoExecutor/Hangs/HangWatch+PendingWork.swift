@@ -38,12 +38,12 @@ extension HangWatch {
     {
       return request(source, of: deferred)
     }
-    guard let role = TestExecutor.roleOfCurrentSleeper(),
-      let test = TestExecutor.keepTestTask(of: role)
-    else { return }
-    // A test whose executor is deferred tells whether its work is quiet once it has one.
-    var deferral: DeferredTest?
-    if role.executor == nil { deferral = TestRegistry.deferralOfCurrentTask() }
+    guard let role = TestExecutor.roleOfCurrentSleeper() else {
+      // A source made elsewhere, scheduled on by a test's task whose executor is deferred.
+      if let deferral = TestRegistry.deferralOfCurrentTask() { request(source, of: deferral) }
+      return
+    }
+    guard let test = TestExecutor.keepTestTask(of: role) else { return }
     // Checked before anything is made for the watch (under Swift Testing, a task).
     guard admits(source, forTestOf: test) else { return tempo_task_release(test) }
     // The task that schedules the work, if not the test's own: a task that reads a pipeline
@@ -55,7 +55,7 @@ extension HangWatch {
         TestExecutor.currentTaskPointer.flatMap(HeldTask.keep)
       }
     let watched = WatchedWork(
-      source: source, role: role, test: test, scheduling: scheduling, deferred: deferral,
+      source: source, role: role, test: test, scheduling: scheduling,
       reporter: isInSwiftTestingTest ? WorkHangReporter() : nil)
     // Not followed if another task started a watch of the source meanwhile, or if the test
     // has as many as it may by now: this one ends unused.

@@ -177,9 +177,9 @@ package struct HangWatchState<Payload> {
 @available(TempoTestExecutor 1.0, *)
 package final class HangWatch: @unchecked Sendable {
   // Invariant: `lock` guards `state`, `work`, `watchOfSource`, `sourcesOfTest`, `requested`,
-  // `mainQueue`, `isLooking` and `lastLook`. Nothing is observed, ended or released under it: payloads are
-  // copied out, observed after unlocking, and the ones that fired or were removed are let go
-  // after unlocking (a watch of pending work ends in its `deinit`).
+  // `mainQueue`, `isLooking` and `lastLook`. Nothing is observed, ended or released under it:
+  // payloads are copied out, observed after unlocking, and the ones that fired or were removed
+  // are let go after unlocking (a watch of pending work ends in its `deinit`).
   private let lock = Lock()
   private var state: HangWatchState<Watched>
   /// The time sources followed as a whole (``WatchedWork``), each under the key of its watch

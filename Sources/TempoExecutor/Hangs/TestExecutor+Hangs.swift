@@ -161,8 +161,6 @@ extension TestExecutor {
       // The test's own task is known alive only while it is kept to be read.
       return executor.heldOpener != nil && executor.isRunningTest ? .testMember(executor) : nil
     }
-    // The test's own task, whose executor is deferred: nothing else of the test runs yet.
-    if TestRegistry.deferralOfCurrentTask() != nil { return .testTask(nil) }
     if TestRegistry.currentTaskIsStartedOutsideAnyTask() { return .testTask(nil) }
     return TestRegistry.retainTestTaskOfCurrentTask().map { .lineageMember(HeldTask(retained: $0)) }
   }

@@ -9,8 +9,8 @@ import TempoRuntimeABI
 /// synchronously never opens one.
 ///
 /// The test's work is its task's: until that task, `test`, makes a job runnable (starts a task,
-/// hops to an actor, is resumed), nothing of the test runs anywhere but on its own thread, and
-/// there is nothing to wait for. So the registry keeps the deferral under the task's address, the
+/// calls into an actor), nothing of the test runs anywhere but in that task, and there is
+/// nothing to wait for. So the registry keeps the deferral under the task's address, the
 /// runtime's hooks are installed, and the executor opens:
 /// - at the first job the test's task makes runnable (a task it starts, an actor's processing
 ///   job), before that job is routed (``TestRegistry/members(current:job:opensDeferred:)``):
@@ -18,9 +18,10 @@ import TempoRuntimeABI
 /// - at an async verb of the time source (``ImplicitScope/executorForDriving(at:forAutoAdvance:)``),
 ///   a sleep of the test's task, or a request for the test's executor (``TestExecutor/ofCurrentTask``).
 ///
-/// The pending-work watch of a source the test schedules on still starts at its first
-/// scheduling (a test that then waits on `.values` makes no job, and its hang is reported only
-/// so); it reads the executor's activity once there is one (``opened``).
+/// The pending-work watch of a source the test schedules on is asked for at its first
+/// scheduling and made at the hang watch's next look (a test that then waits on `.values` makes
+/// no job, and its hang is reported only so); it reads the executor's activity once there is
+/// one (``opened``).
 ///
 /// ```swift
 /// let deferred = TestRegistry.deferral(for: test)   // a time source made in `test`
