@@ -1,3 +1,4 @@
+import Dispatch
 @_spi(TempoInternals) import TempoCore
 @_spi(TempoInternals) import TempoSupport
 import TempoTestHelpers
@@ -107,4 +108,41 @@ import Testing
     #expect(ran.withLock { $0 } == ["released"])
     withExtendedLifetime(source) {}
   }
+
+  /// A test on the main actor that makes a source and then awaits stays on the main actor, with
+  /// no trip through the main queue: the main actor's executor, installed with the hooks, stays
+  /// once nothing needs them, so that the next test's hooks do not change it. (A function on the
+  /// main actor reads its executor once, as it starts, and hops back to that one after each
+  /// call: with another executor installed meanwhile, every call would go through the main
+  /// queue twice.) In a process of its own, where no other test keeps the hooks installed; a
+  /// block queued on the main queue first would run before a hop's job.
+  @Test func aMainActorTestThatMakesASourceDoesNotHop() async {
+    await #expect(processExitsWith: .success) {
+      // The first source in the process installs the main actor's executor: that test hops.
+      await Self.makeASourceOnTheMainActor(expectingHops: true)
+      for _ in 0..<3 {
+        precondition(!TestRegistry.isInUse, "the registry still needs its hooks")
+        await Self.makeASourceOnTheMainActor(expectingHops: false)
+      }
+    }
+  }
+
+  /// A test on the main actor: makes a source, calls a function on the main actor, and
+  /// answers whether a block queued on the main queue before ran meanwhile.
+  @MainActor private static func makeASourceOnTheMainActor(expectingHops: Bool) async {
+    let queued = LockedBox(false)
+    DispatchQueue.main.async { queued.withLock { $0 = true } }
+    let source = makeSource()
+    await onTheMainActor()
+    precondition(
+      queued.withLock { $0 } == expectingHops,
+      expectingHops
+        ? "the first source did not install the main actor's executor"
+        : "making a source made the main actor's task hop through the main queue")
+    withExtendedLifetime(source) {}
+  }
+
+  /// An entry to the main actor's isolation, and a return from it: the runtime compares the
+  /// executors, and goes on in place if they are the same.
+  @MainActor private static func onTheMainActor() async {}
 }

@@ -2,14 +2,16 @@ import Dispatch
 import Synchronization
 import TempoRuntimeABI
 
-/// The main actor's executor while a test executor is open: it runs every main-actor job on the
-/// main queue, in order, as the platform's does, and counts each one that belongs to a test, so
-/// that the test's executor knows when its main-actor work has run.
+/// The main actor's executor once a test has needed Tempo's hooks: it runs every main-actor job
+/// on the main queue, in order, as the platform's does, and counts each one that belongs to a
+/// test, so that the test's executor knows when its main-actor work has run.
 ///
 /// The runtime asks `swift_task_getMainExecutor_hook` for the main executor whenever code hops
-/// to the main actor; ``RuntimeHooks`` answers with this one while any test executor is open.
-/// A task suspended while it was installed remembers it and is resumed through it later, so the
-/// one instance lives as long as the process.
+/// to the main actor; ``RuntimeHooks`` answers with this one from the first time the hooks are
+/// installed, for the rest of the process, so that the main actor's identity does not change
+/// between tests (a change makes the next hop go through the main queue). A task suspended
+/// while it was installed remembers it and is resumed through it later, so the one instance
+/// lives as long as the process. While nothing routes, it decides nobody's job.
 ///
 /// Which test a job belongs to is decided as for the global executor (``RuntimeHooks``). While
 /// the job runs, the thread is marked as running that test's work (``RunningJob``), so what it
@@ -101,9 +103,13 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
     {
       return
     }
-    let owner = TestRegistry.firstCandidate(forJob: task) { $0.acceptMainJob(task: task) }
+    // While nothing routes (no executor open, no deferral, no clock made outside any task
+    // watching), a job is nobody's: it only runs on the main queue, as the platform's would.
+    let routes = RuntimeHooks.isRouting.load(ordering: .relaxed)
+    let owner =
+      routes ? TestRegistry.firstCandidate(forJob: task) { $0.acceptMainJob(task: task) } : nil
     // A job of no test is counted for its task while a clock made outside any task watches.
-    let outside = owner == nil ? TestRegistry.leaves(job) : nil
+    let outside = routes && owner == nil ? TestRegistry.leaves(job) : nil
     MainQueueActivity.async {
       MainQueueActivity.blockStarted()
       let task = unsafeBitCast(job, to: UnsafeRawPointer.self)

@@ -71,7 +71,7 @@ enum TestRegistry {
   }
 
   /// `executor` closes: its tasks, and the tasks it adopted, count for nobody any more; the
-  /// previous hooks are put back if nothing needs them.
+  /// previous global hook is put back if nothing needs the hooks.
   static func close(_ executor: TestExecutor) {
     guard RuntimeHooks.areAvailable else { return }
     let released = box.withLock { storage in
