@@ -153,11 +153,14 @@ package final class ImplicitScope: TestScope, @unchecked Sendable {
       TestExecutor.openScope == nil
     else { return (nil, nil) }
     let test = TaskRef(current)
-    if let known = TestRegistry.executorThatMet(test), known.retainLease() { return (known, nil) }
     guard !JobIdentity.isAsyncLetChild(current), RunningJob.executor == nil else {
       return (executor(forTestTask: test), nil)
     }
-    return (nil, TestRegistry.deferral(for: test))
+    switch TestRegistry.executorOrDeferral(for: test) {
+    case .executor(let known) where known.retainLease(): return (known, nil)
+    case .executor: return (nil, TestRegistry.deferral(for: test))
+    case .deferral(let deferral): return (nil, deferral)
+    }
   }
 
   /// The executor of `test`, the current task or one it descends from, opened if it has none,

@@ -13,23 +13,44 @@ extension TestRegistry {
   /// which has no executor: the one a source made there before holds, or a new one. Only `test`
   /// itself defers its executor, so no other thread makes one for it meanwhile.
   static func deferral(for test: TaskRef) -> DeferredTest {
-    let existing = box.withLock { storage -> DeferredTest? in
+    switch executorOrDeferral(for: test, consideringExecutor: false) {
+    case .deferral(let deferral): deferral
+    case .executor: preconditionFailure("test registry: an executor where none was asked for")
+    }
+  }
+
+  /// What a time source made in `test`, the current task, joins: the open executor that has
+  /// met `test` (whose lease the caller takes), else `test`'s deferral, shared or new. One look
+  /// under the lock for all three, and one more to register a new deferral.
+  static func executorOrDeferral(
+    for test: TaskRef, consideringExecutor: Bool = true
+  ) -> ExecutorOrDeferral {
+    let found = box.withLock { storage -> ExecutorOrDeferral? in
+      if consideringExecutor,
+        let met = testExecutor(storage.state.member(at: test.address, id: test.id))
+      {
+        return .executor(met)
+      }
       guard let found = storage.state.deferral(at: test.address, id: test.id) else { return nil }
       let deferral = unsafeDowncast(found, to: DeferredTest.self)
       deferral.scopes += 1
-      return deferral
+      return .deferral(deferral)
     }
-    if let existing { return existing }
+    if let found { return found }
     let made = DeferredTest(test: test)
     RuntimeHooks.prepare()
     box.withLock { storage in
       let hooks = storage.state.deferOpening(of: test, to: made)
       RuntimeHooks.apply(hooks, saving: &storage.previous)
     }
-    return made
+    return .deferral(made)
   }
 
-  /// A scope lets go of `deferral`; the last one ends it (``DeferredTest/end()``).
+  enum ExecutorOrDeferral {
+    case executor(TestExecutor)
+    case deferral(DeferredTest)
+  }
+
   static func release(_ deferral: DeferredTest) {
     let ends = box.withLock { storage -> Bool in
       deferral.scopes -= 1

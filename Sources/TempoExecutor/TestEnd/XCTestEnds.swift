@@ -1,3 +1,4 @@
+import Synchronization
 package import TempoCore
 @_spi(TempoInternals) package import TempoSupport
 
@@ -26,7 +27,6 @@ package enum XCTestEnds {
   }
 
   private struct State {
-    var isObserving = false
     /// The test running now, counted from 1; 0 before the first.
     var test: UInt64 = 0
     var isRunning = false
@@ -40,10 +40,14 @@ package enum XCTestEnds {
   }
 
   private static let state = LockedBox(State())
+  /// Whether XCTest's observer is registered in this process; never false again once true.
+  /// Read without the lock, so that a source made where XCTest does not run (a Swift Testing
+  /// test) takes none.
+  private static let isObserving = Atomic<Bool>(false)
 
   /// XCTest's observer is registered in this process: sources made from now on are watched.
   package static func startObserving() {
-    state.withLock { $0.isObserving = true }
+    isObserving.store(true, ordering: .releasing)
   }
 
   /// A test starts: what happens from now on is its.
@@ -60,8 +64,8 @@ package enum XCTestEnds {
 
   /// Watches `source`, made now, if XCTest's observer is registered.
   package static func watch(_ source: any LeftoverWorkSource) {
+    guard isObserving.load(ordering: .acquiring) else { return }
     state.withLock { state in
-      guard state.isObserving else { return }
       if state.sources.count >= state.pruneAt {
         state.sources.removeAll { $0.source == nil }
         state.pruneAt = max(64, state.sources.count * 2)
@@ -72,7 +76,8 @@ package enum XCTestEnds {
 
   /// A clock opened `executor` for a task of the test running now, if an XCTest test runs.
   package static func opened(_ executor: TestExecutor) {
-    let isTheTests = state.withLock { state in state.isObserving && state.isRunning }
+    guard isObserving.load(ordering: .acquiring) else { return }
+    let isTheTests = state.withLock { state in state.isRunning }
     // The lease is taken outside the registry of tests (an executor's lock is its own), and
     // let go if the test ended meanwhile.
     guard isTheTests, executor.retainLease() else { return }
