@@ -142,6 +142,17 @@ let package = Package(
       name: "SuiteScale",
       dependencies: [.product(name: "TempoClocks", package: tempo)]
     ),
+    // The same for a Combine search test on Tempo's test scheduler, on combine-schedulers', and
+    // on an immediate scheduler with no time control.
+    .testTarget(
+      name: "SuiteScaleCombine",
+      dependencies: [
+        .product(name: "TempoSchedulers", package: tempo),
+        .product(name: "CombineSchedulers", package: "combine-schedulers"),
+        .product(name: "OpenCombineShim", package: "OpenCombine"),
+      ],
+      swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
+    ),
     .executableTarget(
       name: "PeerBenchmarks",
       dependencies: [

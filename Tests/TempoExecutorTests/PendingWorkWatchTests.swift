@@ -23,6 +23,16 @@ import Testing
     source.schedule(after: 5, at: TempoSupport.SourceLocation.unknown) {}
   }
 
+  /// The task that would report a hang under Swift Testing is made in the test, but does not
+  /// run until the watch ends: its first job waits, and runs, to its end, where an ending with
+  /// no report is delivered, with no system thread woken for it.
+  @Test func theReportersTaskRunsOnlyOnceItsEndingIsDelivered() {
+    let reporter = WorkHangReporter()
+    #expect(reporter.isHoldingItsTask)
+    reporter.deliver(nil)
+    #expect(!reporter.isHoldingItsTask)
+  }
+
   @Test func aSourceThatGoesAwayIsNoLongerFollowed() throws {
     let test = try #require(TestExecutor.currentTaskPointer)
     let watch = HangWatch.shared

@@ -221,55 +221,55 @@ struct WorkHangEnding: Sendable {
 }
 
 /// Where a watch of pending work ends under Swift Testing, whose issues land in the test whose
-/// task records them: a task started in the test when the watch began waits for the ending
-/// (nil if the watch ended without a report) and runs it. Under XCTest, whose current test is
-/// the process's, the watch runs the ending itself.
+/// task records them: a task started in the test when the watch began runs the ending (nil if
+/// the watch ended without a report). Under XCTest, whose current test is the process's, the
+/// watch runs the ending itself.
+///
+/// The task does not run until the ending is delivered: its first job is held as the task is
+/// made (``SystemThreads/holdingFirstJob(_:)``), and run then, on a system thread if there is a
+/// report, else at once, where the watch ends. A test that ends with no hang, nearly every
+/// one, pays for making the task and running it once to its end, with no thread woken.
 @available(TempoTestExecutor 1.0, *)
 final class WorkHangReporter: @unchecked Sendable {
-  // Invariant: `lock` guards `delivered`, `ending` and `waiter`; the waiter is resumed after
-  // unlocking.
+  // Invariant: `lock` guards `ending` and `firstJob`. `firstJob` is set in `init`, before the
+  // reporter is shared, and taken once, by `deliver`, which stores `ending` in the same step:
+  // the task reads `ending` only in that job, which runs after.
   private let lock = Lock()
-  private var delivered = false
   private var ending: WorkHangEnding?
-  private var waiter: CheckedContinuation<WorkHangEnding?, Never>?
+  private var firstJob: UnownedJob?
 
-  /// Starts the task that waits, in the current task's test.
-  ///
-  /// The task runs on a system thread (``SystemThreads``), never on the test's executor: it is
-  /// not the test's work, and it does not open a deferred one (``DeferredTest``), which a
-  /// test that only schedules synchronously never needs.
+  /// Makes the task, in the current task's test, and holds its first job.
   init() {
-    // Not one of the test's tasks for the leftover-work check: it ends when the watch does.
-    TaskCensus.$token.withValue(nil) {
-      Task(executorPreference: SystemThreads.shared) { [self] in await next()?.run() }
-    }
-  }
-
-  /// Hands the task `ending`; called once.
-  func deliver(_ ending: WorkHangEnding?) {
-    let waiter = lock.withLock { () -> CheckedContinuation<WorkHangEnding?, Never>? in
-      delivered = true
-      self.ending = ending
-      let waiter = self.waiter
-      self.waiter = nil
-      return waiter
-    }
-    waiter?.resume(returning: ending)
-  }
-
-  /// Waits for the ending.
-  private func next() async -> WorkHangEnding? {
-    await withCheckedContinuation { continuation in
-      let ready = lock.withLock { () -> WorkHangEnding?? in
-        guard delivered else {
-          waiter = continuation
-          return nil
+    firstJob = SystemThreads.holdingFirstJob {
+      // Not one of the test's tasks for the leftover-work check: it ends when the watch does.
+      TaskCensus.$token.withValue(nil) {
+        _ = Task<Void, Never>(executorPreference: SystemThreads.shared) { [self] in
+          takeEnding()?.run()
         }
-        return .some(ending)
       }
-      if let ready { continuation.resume(returning: ready) }
     }
   }
+
+  /// Whether the task waits for its ending, its first job held (for tests).
+  var isHoldingItsTask: Bool { lock.withLock { firstJob != nil } }
+
+  /// Hands the task `ending`, and lets it run; called once.
+  func deliver(_ ending: WorkHangEnding?) {
+    let job = lock.withLock { () -> UnownedJob? in
+      self.ending = ending
+      defer { firstJob = nil }
+      return firstJob
+    }
+    guard let job else { return }
+    if ending == nil {
+      // Nothing to report: the task only ends, here, with no thread to wake for it.
+      job.runSynchronously(on: SystemThreads.shared.asUnownedTaskExecutor())
+    } else {
+      SystemThreads.shared.run(job)
+    }
+  }
+
+  private func takeEnding() -> WorkHangEnding? { lock.withLock { ending } }
 }
 
 /// A task executor that runs each job on a system thread, as the global executor would, without
@@ -280,10 +280,42 @@ final class WorkHangReporter: @unchecked Sendable {
 final class SystemThreads: TaskExecutor {
   static let shared = SystemThreads()
 
+  /// Where a job enqueued on this thread is held instead of run, while
+  /// ``holdingFirstJob(_:)`` makes a task (a `HeldJob`, unretained).
+  private static let holder = Platform.ThreadSpecific()
+
+  private final class HeldJob {
+    var job: UnownedJob?
+  }
+
   private init() {}
+
+  /// Runs `makeTask`, which makes a task that prefers this executor, and answers the task's
+  /// first job, which the runtime enqueues here as the task is made: held, not run, for the
+  /// caller to run when it chooses (`runSynchronously(on:)` with this executor, or ``run(_:)``).
+  static func holdingFirstJob(_ makeTask: () -> Void) -> UnownedJob? {
+    let held = HeldJob()
+    let previous = holder.value
+    holder.value = Unmanaged.passUnretained(held).toOpaque()
+    makeTask()
+    holder.value = previous
+    return withExtendedLifetime(held) { held.job }
+  }
 
   func enqueue(_ job: consuming ExecutorJob) {
     let job = UnownedJob(job)
+    if let slot = Self.holder.value {
+      let held = Unmanaged<HeldJob>.fromOpaque(slot).takeUnretainedValue()
+      if held.job == nil {
+        held.job = job
+        return
+      }
+    }
+    run(job)
+  }
+
+  /// Runs `job` on a system thread.
+  func run(_ job: UnownedJob) {
     DispatchQueue.global(qos: DispatchQoS.QoSClass(job.priority)).async {
       job.runSynchronously(on: self.asUnownedTaskExecutor())
     }
