@@ -42,8 +42,9 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
 
   /// The job of the running job's task that the task enqueued here from that job only because
   /// its task executor preference changed in it (``switchesInPlace(_:task:)``): run next, in the
-  /// same block, as the same job. Read and written only on the main queue.
-  nonisolated(unsafe) private static var switchedInPlace: UnownedJob?
+  /// same block, as the same job. Read and written only on the main queue (not checked for
+  /// exclusive access, as ``running``).
+  @exclusivity(unchecked) nonisolated(unsafe) private static var switchedInPlace: UnownedJob?
 
   /// Whether `job`, enqueued here, is the running main-actor job's task switching to the main
   /// actor it is on, only because its task executor preference was pushed or popped in that
@@ -161,8 +162,9 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
   }
 
   /// The job running on the main queue now, if it came through this executor. Read and written
-  /// only on the main queue.
-  nonisolated(unsafe) private static var running: Running?
+  /// only on the main queue, one block at a time: not checked for exclusive access, which a
+  /// debug build does at run time, several times at every main-actor job.
+  @exclusivity(unchecked) nonisolated(unsafe) private static var running: Running?
 
   /// If the caller runs a main-actor job of `task` counted for `executor`, stops counting it
   /// (the task is about to wait for `executor` to go quiet) and answers true.
