@@ -231,12 +231,16 @@ struct WorkHangEnding: Sendable {
 /// one, pays for making the task and running it once to its end, with no thread woken.
 @available(TempoTestExecutor 1.0, *)
 final class WorkHangReporter: @unchecked Sendable {
-  // Invariant: `lock` guards `ending` and `firstJob`. `firstJob` is set in `init`, before the
+  // Invariant: `lock` guards every stored property. `firstJob` is set in `init`, before the
   // reporter is shared, and taken once, by `deliver`, which stores `ending` in the same step:
   // the task reads `ending` only in that job, which runs after.
   private let lock = Lock()
   private var ending: WorkHangEnding?
+  private var isDelivered = false
   private var firstJob: UnownedJob?
+  /// Whether the task ran before the ending was delivered: its first job was not held (the
+  /// runtime enqueues it as the task is made; should one not, the watch runs the ending).
+  private var ranEarly = false
 
   /// Makes the task, in the current task's test, and holds its first job.
   init() {
@@ -255,21 +259,30 @@ final class WorkHangReporter: @unchecked Sendable {
 
   /// Hands the task `ending`, and lets it run; called once.
   func deliver(_ ending: WorkHangEnding?) {
-    let job = lock.withLock { () -> UnownedJob? in
+    let (job, ranEarly) = lock.withLock { () -> (UnownedJob?, Bool) in
       self.ending = ending
+      isDelivered = true
       defer { firstJob = nil }
-      return firstJob
+      return (firstJob, self.ranEarly)
     }
-    guard let job else { return }
-    if ending == nil {
-      // Nothing to report: the task only ends, here, with no thread to wake for it.
-      job.runSynchronously(on: SystemThreads.shared.asUnownedTaskExecutor())
-    } else {
-      SystemThreads.shared.run(job)
+    if let job {
+      if ending == nil {
+        // Nothing to report: the task only ends, here, with no thread to wake for it.
+        job.runSynchronously(on: SystemThreads.shared.asUnownedTaskExecutor())
+      } else {
+        SystemThreads.shared.run(job)
+      }
+    } else if ranEarly {
+      ending?.run()
     }
   }
 
-  private func takeEnding() -> WorkHangEnding? { lock.withLock { ending } }
+  private func takeEnding() -> WorkHangEnding? {
+    lock.withLock {
+      if !isDelivered { ranEarly = true }
+      return ending
+    }
+  }
 }
 
 /// A task executor that runs each job on a system thread, as the global executor would, without
