@@ -105,12 +105,21 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
       return
     }
     // While nothing routes (no executor open, no deferral, no clock made outside any task
-    // watching), a job is nobody's: it only runs on the main queue, as the platform's would.
-    let routes = RuntimeHooks.isRouting.load(ordering: .relaxed)
-    let owner =
-      routes ? TestRegistry.firstCandidate(forJob: task) { $0.acceptMainJob(task: task) } : nil
+    // watching), a job is nobody's: it runs on the main queue as the platform's would, its
+    // thread marked as running its task (a test that makes a clock in it, and then leaves for
+    // an actor, is still its task when routing asks), and nothing more.
+    guard RuntimeHooks.isRouting.load(ordering: .relaxed) else {
+      let isTask = JobIdentity.isTask(task)
+      return MainQueueActivity.async {
+        let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
+        let slot = RunningJob.enter(nil, task: isTask ? task : nil, isMainJob: true)
+        job.runSynchronously(on: Self.unowned)
+        RunningJob.leave(to: slot)
+      }
+    }
+    let owner = TestRegistry.firstCandidate(forJob: task) { $0.acceptMainJob(task: task) }
     // A job of no test is counted for its task while a clock made outside any task watches.
-    let outside = routes && owner == nil ? TestRegistry.leaves(job) : nil
+    let outside = owner == nil ? TestRegistry.leaves(job) : nil
     MainQueueActivity.async {
       MainQueueActivity.blockStarted()
       let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
