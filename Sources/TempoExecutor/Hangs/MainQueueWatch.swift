@@ -25,8 +25,8 @@ enum MainQueueActivity {
   ///
   /// Every argument is given, and the queue is read once: a debug build evaluates the default
   /// arguments at each call, the flags as an array, and `DispatchQueue.main` makes a new
-  /// object at each read on Linux; at every main-actor job, that was a fifth of what Tempo's
-  /// main executor cost.
+  /// object at each read on Linux: two fifths of this function's cost, at every main-actor
+  /// job.
   static func async(_ block: @escaping @Sendable () -> Void) {
     mainQueue.async(
       group: nil, qos: .unspecified, flags: DispatchWorkItemFlags(rawValue: 0), execute: block)

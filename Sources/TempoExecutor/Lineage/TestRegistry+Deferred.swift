@@ -46,11 +46,13 @@ extension TestRegistry {
     return .deferral(made)
   }
 
+  /// What ``executorOrDeferral(for:consideringExecutor:)`` found for a test's task.
   enum ExecutorOrDeferral {
     case executor(TestExecutor)
     case deferral(DeferredTest)
   }
 
+  /// A scope lets go of `deferral`; the last one ends it (``DeferredTest/end()``).
   static func release(_ deferral: DeferredTest) {
     let ends = box.withLock { storage -> Bool in
       deferral.scopes -= 1
