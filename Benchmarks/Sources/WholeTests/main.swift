@@ -27,6 +27,11 @@
 //
 // Each run is a task of its own on the main actor (`--shared-task`: all in the main task).
 //
+// Once a Tempo implementation has run, the main actor's executor is Tempo's for the rest of the
+// process, as in a user's test process. A peer that sends many jobs through the main executor
+// (`withMainSerialExecutor` does) pays for that in the same run; for its cost alone, run it by
+// itself with `--implementation`.
+//
 // Prints a Markdown table per kind of the median microseconds per run over the rounds, and the
 // failures of each implementation (and of each test, where there are any).
 
