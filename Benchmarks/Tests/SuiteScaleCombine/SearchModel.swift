@@ -14,6 +14,7 @@
 
 import Foundation
 import OpenCombineShim
+import Testing
 
 let cases = Int(ProcessInfo.processInfo.environment["SUITE_SCALE_CASES"] ?? "") ?? 100
 let scheduler = ProcessInfo.processInfo.environment["SUITE_SCALE_SCHEDULER"] ?? "tempo"
@@ -48,4 +49,17 @@ let scheduler = ProcessInfo.processInfo.environment["SUITE_SCALE_SCHEDULER"] ?? 
       advance(100)
     }
   }
+}
+
+/// The test each library's file runs: types "tempo" on a model on `scheduler`, `advance` moving
+/// time by so many milliseconds, and checks that only the last query was searched, 300 ms after
+/// it.
+@MainActor func checkSearch<S: Scheduler>(on scheduler: S, advance: (Int) -> Void)
+where S.SchedulerTimeType == DispatchQueue.SchedulerTimeType {
+  let model = SearchModel(scheduler: scheduler)
+  model.type("tempo", advance: advance)
+  #expect(model.searches == 0)
+  advance(300)
+  #expect(model.searches == 1)
+  #expect(model.results == ["TEMPO"])
 }
