@@ -6,8 +6,8 @@ import Testing
 
 /// The guesses that decide by a count of real time, driven with plain numbers or a clock moved
 /// by hand: no real time passes. (The hang watch's are in `HangWatchTimeTests`, the opener's
-/// looks in `OpenerTimeTests`, the backstop's in `BackstopTimeTests`, `LookCredit`'s in
-/// `LookCreditTests`.)
+/// looks in `OpenerTimeTests`, the yield looks in `YieldLookTimeTests`, the backstop's in
+/// `BackstopTimeTests`, `LookCredit`'s in `LookCreditTests`.)
 @Suite struct GuessesTests {
   /// The opener is looked at for a second of looks while it runs, and for ten while it is
   /// parked in a yield, whose continuation will run.

@@ -55,6 +55,16 @@ final class ManualTime: WallTime, @unchecked Sendable {
   /// How much is scheduled and not run yet.
   var scheduledCount: Int { lock.withLock { scheduled.count } }
 
+  /// How far from now the first work scheduled is due, in nanoseconds; nil if none is.
+  var nextDelay: UInt64? {
+    lock.withLock {
+      scheduled.map(\.due).min().map { $0 &- min($0, nanoseconds) }
+    }
+  }
+
+  /// Ends ``somethingScheduled``: its next element is nil, once those before have been read.
+  func finishScheduling() { schedules.finish() }
+
   /// ``advance(byMilliseconds:)``, by `nanoseconds`.
   func advance(byNanoseconds interval: UInt64) {
     let target = nanoseconds + interval
