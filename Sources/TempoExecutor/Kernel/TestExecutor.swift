@@ -402,11 +402,10 @@ package final class TestExecutor: @unchecked Sendable {
     // `withLock`, which a debug build calls generically for every job; nothing here throws.)
     lock.lock()
     if let known = member, lastNoted.isCurrent(known) { member = nil }
-    if member != nil {
-      lock.unlock()
-      retained = retainToWatch(pointer)
-      lock.lock()
-    }
+    // A retain is an atomic increment that takes no lock and runs no code: taken under the
+    // lock, which is held once. (`YieldResumePoint.function`, which it reads, was learned
+    // before the hooks were first installed.)
+    if member != nil { retained = retainToWatch(pointer) }
     let (accepted, wake) = state.enqueue(QueuedJob(job), task: pointer)
     let isDriver = !accepted && !state.isClosed
     let isStalled = state.isMainQueueStalled
