@@ -90,12 +90,14 @@ import Testing
     #expect(HangWatch.shared.sourcesFollowed(forTest: test) == 0)
   }
 
-  /// Once the test has an executor (here, opened by a task it starts), a scheduling asks for
-  /// nothing: the watch is made at once.
-  @Test func aTestWithAnExecutorIsFollowedAtOnce() async throws {
+  /// Once the test's deferred executor has opened (here, for a task it starts), a scheduling
+  /// still only asks: the watch is made at the next look, and reads that executor.
+  @Test func aTestWhoseExecutorOpenedIsFollowedFromTheNextLook() async throws {
     let source = Self.makeSource()
     await Task {}.value
+    #expect(TestExecutor.ofCurrentTest != nil, "the task the test started opened no executor")
     Self.scheduleWork(on: source)
+    HangWatch.shared.followRequested()
     #expect(HangWatch.shared.follows(sourceAt: ObjectIdentifier(source)))
   }
 }

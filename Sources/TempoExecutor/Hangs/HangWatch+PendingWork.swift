@@ -30,10 +30,10 @@ extension HangWatch {
   func watchPendingWork(of source: any WatchedWorkSource, deferred: DeferredTest? = nil) {
     // The source stops asking first: a look that lets the watch go tells it to ask again.
     source.watchStarted()
-    // The test's own task, outside any scope, whose executor is deferred: the watch is asked
-    // for, and made at the next look. (At its address, kept by the deferral, no other task.)
-    if let deferred, deferred.opened == nil,
-      TestExecutor.currentTaskPointer == deferred.test.address,
+    // The test's own task, outside any scope, whose executor was deferred (opened since or
+    // not): the watch is asked for, and made at the next look, which reads the executor once
+    // it has opened. (At its address, kept by the deferral, no other task.)
+    if let deferred, TestExecutor.currentTaskPointer == deferred.test.address,
       TestExecutor.boundAddressIfAnyIsOpen == nil
     {
       return request(source, of: deferred)
