@@ -341,7 +341,7 @@ import Testing
     await withKnownIssue {
       let blocker = Task { @MainActor in
         try? await clock.sleep(for: .seconds(1))
-        guard let executor = TestExecutor.ofCurrentTask else {
+        guard let executor = TestExecutor.ofCurrentTest else {
           Issue.record("the task has no executor")
           return
         }
@@ -382,7 +382,7 @@ import Testing
     await withKnownIssue {
       let blocker = Task { @MainActor in
         try? await clock.sleep(for: .seconds(1))
-        guard let executor = TestExecutor.ofCurrentTask else {
+        guard let executor = TestExecutor.ofCurrentTest else {
           Issue.record("the task has no executor")
           return
         }
@@ -406,7 +406,7 @@ import Testing
     #expect(ran.values == ["pumped"])
     #expect(clock.now == .init(offset: .seconds(1)))
     // The main queue moves again: nothing stays stalled.
-    #expect(TestExecutor.ofCurrentTask?.isMainQueueStalled == false)
+    #expect(TestExecutor.ofCurrentTest?.isMainQueueStalled == false)
   }
 
   /// The same test whose main queue runs: its work is pumped there, and nothing is reported.
@@ -430,7 +430,7 @@ import Testing
     }
     #expect(issues.values == [])
     #expect(ran.values.count == 3)
-    let pumps = TestExecutor.ofCurrentTask.map { $0.mainQueueObservation }
+    let pumps = TestExecutor.ofCurrentTest.map { $0.mainQueueObservation }
     #expect(pumps?.pumpBlocksQueued == 0)
     #expect((pumps?.pumpBlocksStarted ?? 0) > 0)
   }

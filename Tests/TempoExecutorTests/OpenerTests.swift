@@ -16,7 +16,7 @@ import Testing
   @Test func anOpenerOnTheMainActorIsTheTestsWorkUntilItsJobHasEnded() async throws {
     let (whileRunning, afterPass) = await Task { @MainActor () async in
       let clock = TestClock()
-      guard let executor = TestExecutor.ofCurrentTask else { return (false, true) }
+      guard let executor = TestExecutor.ofCurrentTest else { return (false, true) }
       executor.lookWhetherOpenerSuspended()
       let running = executor.lock.withLock { executor.state.opener } != nil
       // Queued after the pass, so it runs after it; the task is suspended meanwhile.
@@ -39,7 +39,7 @@ import Testing
     async let heldNothing: Bool = {
       let clock = TestClock()
       defer { withExtendedLifetime(clock) {} }
-      return TestExecutor.ofCurrentTask.map { $0.heldOpener == nil } ?? false
+      return TestExecutor.ofCurrentTest.map { $0.heldOpener == nil } ?? false
     }()
     let inGroup = await withTaskGroup(of: Bool.self) { group in
       group.addTask { isAsyncLetChildNow() }

@@ -23,7 +23,7 @@ import Testing
     let opener = Task.detached {
       await TestExecutor.$handedTime.withValue(time) {
         let clock = TestClock()
-        let executor = TestExecutor.ofCurrentTask
+        let executor = TestExecutor.ofCurrentTest
         opened.withLock { $0 = executor }
         let waiter = Task {
           await clock.advance(by: .seconds(1))

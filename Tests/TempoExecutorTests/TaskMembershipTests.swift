@@ -44,9 +44,9 @@ import Testing
     defer { executor.close() }
     let task = FakeTask(id: 7)
     TestRegistry.note(TaskRef(task.pointer), memberOf: executor)
-    #expect(TestRegistry.executorThatMet(task: task.pointer) === executor)
+    #expect(TestRegistry.executorThatMet(TaskRef(task.pointer)) === executor)
     task.id = 8  // the task ended, and a new one lives at its address
-    #expect(TestRegistry.executorThatMet(task: task.pointer) == nil)
+    #expect(TestRegistry.executorThatMet(TaskRef(task.pointer)) == nil)
   }
 
   /// An executor remembers the last four tasks it noted, by address and ID, while the

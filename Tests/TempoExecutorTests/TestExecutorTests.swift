@@ -162,12 +162,12 @@ func runAsAnXCTestMethod<Result: Sendable>(
         woke.append("woke")
       }
       await clock.advance(by: .seconds(1))
-      return (clock, woke.values == ["woke"] && TestExecutor.ofCurrentTask != nil)
+      return (clock, woke.values == ["woke"] && TestExecutor.ofCurrentTest != nil)
     }
     // The clock outlives the task, so its executor is still open when this task is woken.
     let (clock, wasInside) = await test.value
     #expect(wasInside)
-    #expect(TestExecutor.ofCurrentTask == nil, "the awaiting task joined the test's executor")
+    #expect(TestExecutor.ofCurrentTest == nil, "the awaiting task joined the test's executor")
     withExtendedLifetime(clock) {}
   }
 
@@ -177,7 +177,7 @@ func runAsAnXCTestMethod<Result: Sendable>(
     let waiting = Log<CheckedContinuation<Void, Never>>()
     let newer = Task.detached { () -> Bool in
       await withCheckedContinuation { waiting.append($0) }
-      return TestExecutor.ofCurrentTask != nil
+      return TestExecutor.ofCurrentTest != nil
     }
     await waitUntil { waiting.values.count == 1 }
     Task { waiting.values[0].resume() }
@@ -187,7 +187,7 @@ func runAsAnXCTestMethod<Result: Sendable>(
 
   @Test func aClockCreatedInATaskOpensAnExecutorThatClosesWithIt() async throws {
     var clock: TestClock<Duration>? = TestClock()
-    let executor = try #require(TestExecutor.ofCurrentTask)
+    let executor = try #require(TestExecutor.ofCurrentTest)
     #expect(executor.isOpen)
     #expect(clock?.now == .init(offset: .zero))
     clock = nil
@@ -196,9 +196,9 @@ func runAsAnXCTestMethod<Result: Sendable>(
 
   @Test func theClocksOfOneTaskShareItsExecutorUntilTheLastGoes() async throws {
     var first: TestClock<Duration>? = TestClock()
-    let executor = try #require(TestExecutor.ofCurrentTask)
+    let executor = try #require(TestExecutor.ofCurrentTest)
     var second: TestClock<Duration>? = TestClock()
-    #expect(TestExecutor.ofCurrentTask === executor)
+    #expect(TestExecutor.ofCurrentTest === executor)
     first = nil
     #expect(executor.isOpen)
     #expect(second != nil && first == nil)
@@ -210,7 +210,7 @@ func runAsAnXCTestMethod<Result: Sendable>(
     await withTestExecutor {
       let scoped = TestExecutor.current
       let clock = TestClock()
-      #expect(TestExecutor.ofCurrentTask === scoped)
+      #expect(TestExecutor.ofCurrentTest === scoped)
       await clock.advance(by: .seconds(1))
       #expect(clock.now == .init(offset: .seconds(1)))
     }
@@ -324,13 +324,13 @@ func runAsAnXCTestMethod<Result: Sendable>(
     let other = await Task.detached { TestExecutor(includingMainQueueBlocks: true) }.value
     defer { other.close() }
     let clock = TestClock()
-    let own = TestExecutor.ofCurrentTask
+    let own = TestExecutor.ofCurrentTest
     #expect(own != nil)
     let resumed = Task {
       await withCheckedContinuation { continuation in
         DispatchQueue.main.async { continuation.resume() }
       }
-      return TestExecutor.ofCurrentTask
+      return TestExecutor.ofCurrentTest
     }
     await clock.advance()
     let executor = await resumed.value
@@ -357,7 +357,7 @@ func runAsAnXCTestMethod<Result: Sendable>(
       await withCheckedContinuation { continuation in
         DispatchQueue.main.async { continuation.resume() }
       }
-      let landed = TestExecutor.ofCurrentTask
+      let landed = TestExecutor.ofCurrentTest
       await own.rejoin()
       return (own, landed)
     }.value

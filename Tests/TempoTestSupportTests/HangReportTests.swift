@@ -543,7 +543,7 @@ struct AutoAdvancing: Sendable {
       let clock = TestClock()
       Task { try await clock.sleep(for: .seconds(3)) }
       await clock.advance()  // the sleeper is pending when the test ends
-      return (clock, TestExecutor.ofCurrentTask)
+      return (clock, TestExecutor.ofCurrentTest)
     }.value
     let ended = try #require(executor)
     #expect(clock.pendingWorkCount == 1)

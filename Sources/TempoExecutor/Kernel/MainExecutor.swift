@@ -62,7 +62,7 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
       // Only in a block of the executor the task belongs to: `rejoin()` pushes a preference
       // to leave a job that is not its executor's, and that switch must reach the executor.
       let owner = running.owner,
-      TestRegistry.executorThatMet(task: task) === owner.takeUnretainedValue()
+      TestRegistry.executorThatMet(TaskRef(task)) === owner.takeUnretainedValue()
     else { return false }
     switchedInPlace = job
     return true

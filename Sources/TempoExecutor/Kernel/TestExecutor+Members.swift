@@ -16,7 +16,7 @@ extension TestExecutor {
     if running.isOf(self), running.isAction || running.isJob(of: task) { return true }
     // Compared as a distance, so that the IDs may wrap around.
     if Int32(bitPattern: JobIdentity.taskID(task) &- firstTaskID) >= 0 { return true }
-    return TestRegistry.executorThatMet(task: task) === self
+    return TestRegistry.executorThatMet(TaskRef(task)) === self
   }
 
   /// Remembers the current task as one of this test's, so that its jobs come here even when
@@ -31,10 +31,7 @@ extension TestExecutor {
       return
     }
     // A sleep needs the test's executor: a deferred one opens.
-    guard
-      let executor = TestRegistry.executorForCurrentContext()
-        ?? TestRegistry.openingDeferralOfCurrentTask()
-    else { return }
+    guard let executor = ofCurrentTest else { return }
     noteCurrentTask(in: executor)
   }
 

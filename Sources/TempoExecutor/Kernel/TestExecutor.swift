@@ -518,15 +518,11 @@ package final class TestExecutor: @unchecked Sendable {
 
 @available(TempoTestExecutor 1.0, *)
 extension TestExecutor {
-  /// The open executor the current task belongs to, if any, opened now if its test deferred it
-  /// (``DeferredTest``): for a test that asks for it, and for tests and diagnostics.
-  package static var ofCurrentTask: TestExecutor? {
-    TestRegistry.executorForCurrentContext() ?? TestRegistry.openingDeferralOfCurrentTask()
-  }
-
-  /// The executor of the current test: the open `withTestExecutor` scope's, else the one a
-  /// test clock opened for the current task.
+  /// The executor of the current test: the open `withTestExecutor` scope's, else the one
+  /// whose job the thread runs, else the one that met the current task, opened now if a time
+  /// source of the task deferred it (``DeferredTest``).
   package static var ofCurrentTest: TestExecutor? {
-    openScope ?? ofCurrentTask
+    TestRegistry.firstCandidate(forJob: nil) { $0.isOpen }
+      ?? TestRegistry.deferralOfCurrentTask()?.open()
   }
 }

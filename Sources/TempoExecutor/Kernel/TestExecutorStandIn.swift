@@ -38,7 +38,7 @@ final class TestExecutorStandIn: TaskExecutor {
     // Step 0 of the order `Routing` writes: the executor this task executor names.
     let owner =
       prefersTheJobsOwner && JobIdentity.isTask(pointer)
-      ? TestRegistry.executorThatMet(task: pointer) : RunningJob.executor
+      ? TestRegistry.executorThatMet(TaskRef(pointer)) : RunningJob.executor
     if let owner, owner.accept(job) { return }
     if TestRegistry.firstCandidate(forJob: pointer, { $0 !== owner && $0.accept(job) }) != nil {
       return

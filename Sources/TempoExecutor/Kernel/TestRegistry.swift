@@ -114,20 +114,16 @@ enum TestRegistry {
     box.withLock { $0.state.watch(task, by: executor) }
   }
 
-  /// The open executor that has met `task`, a live task, if any.
-  static func executorThatMet(task: UnsafeRawPointer) -> TestExecutor? {
-    let id = JobIdentity.taskID(task)
-    return testExecutor(box.withLock { $0.state.member(at: task, id: id) })
-  }
-
-  /// The open executor that has met `task`, which may have ended (its ID is not read).
+  /// The open executor that has met `task`, if any. (A `TaskRef` of a live task reads its
+  /// ID; one kept since may name a task that has ended.)
   static func executorThatMet(_ task: TaskRef) -> TestExecutor? {
     testExecutor(box.withLock { $0.state.member(at: task.address, id: task.id) })
   }
 
   /// The open executor that has met the current task, if any.
   static func executorThatMetCurrentTask() -> TestExecutor? {
-    TestExecutor.currentTaskPointer.flatMap(executorThatMet(task:))
+    guard let current = TestExecutor.currentTaskPointer else { return nil }
+    return executorThatMet(TaskRef(current))
   }
 
   /// The executors that have met `current` and `job`'s task (both live), in one look.

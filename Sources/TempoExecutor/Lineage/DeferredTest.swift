@@ -16,7 +16,7 @@ import TempoRuntimeABI
 ///   job), before that job is routed (``TestRegistry/members(current:job:opensDeferred:)``):
 ///   the executor then holds everything it would have held had it opened at once;
 /// - at an async verb of the time source (``ImplicitScope/executorForDriving(at:forAutoAdvance:)``),
-///   a sleep of the test's task, or a request for the test's executor (``TestExecutor/ofCurrentTask``).
+///   a sleep of the test's task, or a request for the test's executor (``TestExecutor/ofCurrentTest``).
 ///
 /// The pending-work watch of a source the test schedules on is asked for at its first
 /// scheduling and made at the hang watch's next look (a test that then waits on `.values` makes

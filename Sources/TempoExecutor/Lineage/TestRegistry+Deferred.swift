@@ -81,9 +81,4 @@ extension TestRegistry {
     return found.map { unsafeDowncast($0, to: DeferredTest.self) }
   }
 
-  /// The current task's executor, opened now if it was deferred: for a sleep of the test's
-  /// task, or a request for its executor.
-  static func openingDeferralOfCurrentTask() -> TestExecutor? {
-    deferralOfCurrentTask()?.open()
-  }
 }
