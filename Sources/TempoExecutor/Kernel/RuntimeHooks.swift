@@ -48,10 +48,22 @@ enum RuntimeHooks {
     let isMain: UnsafeMutablePointer<IsMainHook?>
   }
 
-  /// The global hook that was there before Tempo's, put back when nothing needs Tempo's (kept
-  /// in ``TestRegistry``, under its lock). The main-executor hooks are never put back.
-  struct Previous {
-    var global: JobHook?
+  /// The global hook that was there before Tempo's, as its bits (0: none), to send a job of no
+  /// test on to, and to put back when nothing needs Tempo's. Written under ``TestRegistry``'s
+  /// lock as the hook is; read without it on the path of every job that no test takes. (The
+  /// main-executor hooks are never put back.)
+  private static let previousGlobal = Atomic<UInt>(0)
+
+  /// The global hook that was there before Tempo's, if any (``previousGlobal``).
+  static var previousGlobalHook: JobHook? {
+    let bits = previousGlobal.load(ordering: .relaxed)
+    return bits == 0 ? nil : unsafeBitCast(bits, to: JobHook.self)
+  }
+
+  /// `hook`'s bits, for ``previousGlobal``.
+  private static func bits(of hook: JobHook?) -> UInt {
+    guard let hook else { return 0 }
+    return unsafeBitCast(hook, to: UInt.self)
   }
 
   /// Whether Tempo's global hook is installed, so that jobs are routed to test executors:
@@ -165,15 +177,15 @@ enum RuntimeHooks {
   }
 
   /// Does what ``TestRegistryState`` answered the hooks need. Called under ``TestRegistry``'s
-  /// lock, which keeps `previous`: the stores are plain writes, and two threads cannot
-  /// interleave an install and a restore.
-  static func apply(_ hooks: TestRegistryState.Hooks, saving previous: inout Previous) {
+  /// lock: the stores are plain writes, and two threads cannot interleave an install and a
+  /// restore.
+  static func apply(_ hooks: TestRegistryState.Hooks) {
     guard let slots else { return }
     switch hooks {
     case .unchanged:
       break
     case .install:
-      previous = Previous(global: slots.global.pointee)
+      previousGlobal.store(bits(of: slots.global.pointee), ordering: .relaxed)
       slots.global.pointee = routeGlobal
       // Written once: rewritten, `getMain` would still answer the same executor.
       if !isTempos(slots.getMain.pointee, getMain) {
@@ -187,13 +199,13 @@ enum RuntimeHooks {
       // of its own and clears it when it ends, like swift-concurrency-extras' main serial
       // executor): put it back. A hook someone else has set is left alone.
       if slots.global.pointee == nil {
-        previous.global = nil
+        previousGlobal.store(0, ordering: .relaxed)
         slots.global.pointee = routeGlobal
       }
     case .restore:
       // Unless someone replaced Tempo's in the meantime: theirs is left alone.
-      if isTempos(slots.global.pointee, routeGlobal) { slots.global.pointee = previous.global }
-      previous = Previous()
+      if isTempos(slots.global.pointee, routeGlobal) { slots.global.pointee = previousGlobalHook }
+      previousGlobal.store(0, ordering: .relaxed)
       isRouting.store(false, ordering: .relaxed)
     }
   }
@@ -225,7 +237,7 @@ enum RuntimeHooks {
       }
       if TaskLineage.relay(job) { return }
     }
-    if let previous = TestRegistry.previousGlobalHook {
+    if let previous = previousGlobalHook {
       previous(pointer, original)
     } else {
       original(pointer)

@@ -20,12 +20,12 @@ import TempoRuntimeABI
 /// ```
 @available(TempoTestExecutor 1.0, *)
 enum TestRegistry {
-  /// The registry's state and the hooks that were there before Tempo's.
+  /// The registry's state. (The hooks that were there before Tempo's are kept by
+  /// ``RuntimeHooks``, written under this lock.)
   struct Storage: ~Copyable, @unchecked Sendable {
     // Invariant: reached only inside `TestRegistry.box`'s lock. Every executor the state
     // holds is a `TestExecutor`.
     var state = TestRegistryState()
-    var previous = RuntimeHooks.Previous()
   }
 
   /// The storage behind its lock. (Internal for the lineage's side and `TestRegistry+Testing.swift`.)
@@ -66,7 +66,7 @@ enum TestRegistry {
     RuntimeHooks.prepare()
     box.withLock { storage in
       let hooks = storage.state.opened(executor)
-      RuntimeHooks.apply(hooks, saving: &storage.previous)
+      RuntimeHooks.apply(hooks)
     }
   }
 
@@ -76,7 +76,7 @@ enum TestRegistry {
     guard RuntimeHooks.areAvailable else { return }
     let released = box.withLock { storage in
       let (hooks, released) = storage.state.closed(executor)
-      RuntimeHooks.apply(hooks, saving: &storage.previous)
+      RuntimeHooks.apply(hooks)
       membershipChanged()
       return released
     }
@@ -84,9 +84,6 @@ enum TestRegistry {
     for task in released.tasks { tempo_task_release(task) }
     withExtendedLifetime(released) {}
   }
-
-  /// The hook that was installed before Tempo's global one, to send a job on to.
-  static var previousGlobalHook: RuntimeHooks.JobHook? { box.withLock { $0.previous.global } }
 
   // MARK: Members
 

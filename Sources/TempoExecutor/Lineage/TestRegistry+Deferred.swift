@@ -41,7 +41,7 @@ extension TestRegistry {
     RuntimeHooks.prepare()
     box.withLock { storage in
       let hooks = storage.state.deferOpening(of: test, to: made)
-      RuntimeHooks.apply(hooks, saving: &storage.previous)
+      RuntimeHooks.apply(hooks)
     }
     return .deferral(made)
   }
@@ -58,7 +58,7 @@ extension TestRegistry {
       deferral.scopes -= 1
       guard deferral.scopes == 0 else { return false }
       let hooks = storage.state.forgetDeferral(at: deferral.test.address, deferral)
-      RuntimeHooks.apply(hooks, saving: &storage.previous)
+      RuntimeHooks.apply(hooks)
       return true
     }
     if ends { deferral.end() }
@@ -69,7 +69,7 @@ extension TestRegistry {
   static func forget(_ deferral: DeferredTest) {
     box.withLock { storage in
       let hooks = storage.state.forgetDeferral(at: deferral.test.address, deferral)
-      RuntimeHooks.apply(hooks, saving: &storage.previous)
+      RuntimeHooks.apply(hooks)
     }
   }
 

@@ -20,7 +20,7 @@ extension TestRegistry {
     RuntimeHooks.prepare()
     return box.withLock { storage in
       let (hooks, made) = storage.state.watch()
-      RuntimeHooks.apply(hooks, saving: &storage.previous)
+      RuntimeHooks.apply(hooks)
       return made
     }
   }
@@ -30,7 +30,7 @@ extension TestRegistry {
     guard RuntimeHooks.areAvailable else { return }
     let released = box.withLock { storage in
       let (hooks, released) = storage.state.unwatch()
-      RuntimeHooks.apply(hooks, saving: &storage.previous)
+      RuntimeHooks.apply(hooks)
       return released
     }
     for task in released { tempo_task_release(task) }
