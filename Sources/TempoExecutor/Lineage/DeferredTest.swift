@@ -34,7 +34,8 @@ package final class DeferredTest: @unchecked Sendable {
   // task from `init` until it is handed to the executor (`open()`) or released (`deinit`).
   // `executor` is written once, by the one thread that moved `state` from `deferred` to
   // `opening`, before it stores `open` (releasing); it is read only after `open` is loaded
-  // (acquiring). `sources` and `hasEnded` are guarded by `lock`, taken alone. `scopes` is
+  // (acquiring). `firstSource`, `moreSources` and `hasEnded` are guarded by `lock`, taken
+  // alone. `scopes` is
   // guarded by the registry's lock.
   let test: TaskRef
   /// Whether the test's task made the deferral on the main queue: its executor's pumps run
@@ -46,7 +47,10 @@ package final class DeferredTest: @unchecked Sendable {
   /// Wakes the threads that found the executor opening; each wakes the next.
   private let openingEnded = DispatchSemaphore(value: 0)
   private let lock = Lock()
-  private var sources: [WeakSource] = []
+  /// The time sources added before the executor opened: the first (a test usually makes one),
+  /// then any more, so that the usual test allocates no array for them.
+  private var firstSource: WeakSource?
+  private var moreSources: [WeakSource] = []
   /// Set, under `lock`, before the deferral lets go of the test's task or its executor
   /// (``end()``): from then on no one else may keep the task (``retainedTest()``).
   private var hasEnded = false
@@ -85,11 +89,18 @@ package final class DeferredTest: @unchecked Sendable {
   func add(_ source: any LeftoverWorkSource) {
     // Kept under the lock only while the executor has not opened: its opener publishes it, then
     // takes the list under the lock, so each source is added once.
-    let executor = lock.withLock { () -> TestExecutor? in
-      if let opened { return opened }
-      sources.append(WeakSource(source))
-      return nil
+    // (By hand, not `withLock`: every time source made in a task comes here, and a debug build
+    // calls `withLock`'s generic closure through a thunk. Nothing here throws.)
+    lock.lock()
+    let executor = opened
+    if executor == nil {
+      if firstSource == nil {
+        firstSource = WeakSource(source)
+      } else {
+        moreSources.append(WeakSource(source))
+      }
     }
+    lock.unlock()
     executor?.leftovers.add(source)
   }
 
@@ -122,8 +133,12 @@ package final class DeferredTest: @unchecked Sendable {
     // After the executor noted the test's task: routing finds one or the other throughout.
     TestRegistry.forget(self)
     let listed = lock.withLock { () -> [WeakSource] in
-      defer { sources = [] }
-      return sources
+      defer {
+        firstSource = nil
+        moreSources = []
+      }
+      guard let firstSource else { return [] }
+      return [firstSource] + moreSources
     }
     for source in listed { if let source = source.value { opening.leftovers.add(source) } }
     return opening

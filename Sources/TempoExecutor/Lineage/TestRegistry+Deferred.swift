@@ -1,4 +1,5 @@
 import TempoRuntimeABI
+@_spi(TempoInternals) import TempoSupport
 
 /// The deferred executors' side of the registry (``DeferredTest``): kept under the registry's
 /// lock, found by routing for the first job a test's task makes runnable.
@@ -22,27 +23,30 @@ extension TestRegistry {
   /// What a time source made in `test`, the current task, joins: the open executor that has
   /// met `test` (whose lease the caller takes), else `test`'s deferral, shared or new. One look
   /// under the lock for all three, and one more to register a new deferral.
+  ///
+  /// (The lock is taken by hand, here and when a deferral is let go, rather than through
+  /// `withLock`: a debug build calls its generic closure through a thunk, about 600
+  /// instructions each time, and every time source made in a task comes here. Nothing between
+  /// `lock()` and `unlock()` throws.)
   static func executorOrDeferral(
     for test: TaskRef, consideringExecutor: Bool = true
   ) -> ExecutorOrDeferral {
-    let found = box.withLock { storage -> ExecutorOrDeferral? in
-      if consideringExecutor,
-        let met = testExecutor(storage.state.member(at: test.address, id: test.id))
-      {
-        return .executor(met)
-      }
-      guard let found = storage.state.deferral(at: test.address, id: test.id) else { return nil }
-      let deferral = unsafeDowncast(found, to: DeferredTest.self)
-      deferral.scopes += 1
-      return .deferral(deferral)
+    var met: AnyObject?
+    var deferred: AnyObject?
+    box.lock.lock()
+    if consideringExecutor { met = box.storage.state.member(at: test.address, id: test.id) }
+    if met == nil {
+      deferred = box.storage.state.deferral(at: test.address, id: test.id)
+      if let deferred { unsafeDowncast(deferred, to: DeferredTest.self).scopes += 1 }
     }
-    if let found { return found }
+    box.lock.unlock()
+    if let executor = testExecutor(met) { return .executor(executor) }
+    if let deferred { return .deferral(unsafeDowncast(deferred, to: DeferredTest.self)) }
     let made = DeferredTest(test: test)
     RuntimeHooks.prepare()
-    box.withLock { storage in
-      let hooks = storage.state.deferOpening(of: test, to: made)
-      RuntimeHooks.apply(hooks)
-    }
+    box.lock.lock()
+    RuntimeHooks.apply(box.storage.state.deferOpening(of: test, to: made))
+    box.lock.unlock()
     return .deferral(made)
   }
 
@@ -54,13 +58,13 @@ extension TestRegistry {
 
   /// A scope lets go of `deferral`; the last one ends it (``DeferredTest/end()``).
   static func release(_ deferral: DeferredTest) {
-    let ends = box.withLock { storage -> Bool in
-      deferral.scopes -= 1
-      guard deferral.scopes == 0 else { return false }
-      let hooks = storage.state.forgetDeferral(at: deferral.test.address, deferral)
-      RuntimeHooks.apply(hooks)
-      return true
+    box.lock.lock()
+    deferral.scopes -= 1
+    let ends = deferral.scopes == 0
+    if ends {
+      RuntimeHooks.apply(box.storage.state.forgetDeferral(at: deferral.test.address, deferral))
     }
+    box.lock.unlock()
     if ends { deferral.end() }
   }
 
