@@ -16,18 +16,62 @@ import Testing
   /// still parked then stays watched (its continuation will run), and the settle waits again,
   /// five seconds of such waits in all, and then goes on.
   @Test func aParkedTaskIsWaitedForBySecondsOfLooks() async throws {
+    let (delays, quiet) = try await Self.settleBesideAParkedTask { _, _, answer in
+      #expect(answer == nil, "the settle went on before its last look")
+    }
+    #expect(quiet == true)
+    #expect(
+      Looks.runs(of: delays) == Array([[Looks]](repeating: Self.oneWait, count: 5).joined()))
+    #expect(delays.reduce(0, +) == 5_000_500_000)
+  }
+
+  /// A job of the test between two looks ends the wait (accepted since the look before, or
+  /// running at the look): a task that yields in a loop comes back through a hook after each
+  /// yield, and is found parked at almost every look. The settle waits for quiet again, and its
+  /// five seconds count again from there.
+  @Test func aJobBetweenTwoLooksStartsTheWaitAgain() async throws {
+    let (delays, _) = try await Self.settleBesideAParkedTask { looks, executor, _ in
+      // Half a second of looks in, a task of the test runs once. (Started from a task of its
+      // own: this one, which moves the time, stays out of the test.)
+      guard looks == 107 else { return }
+      await Task.detached { await TestExecutor.withCurrent(executor) { await Task {}.value } }
+        .value
+    }
+    // The first wait ends at its 107th look, which finds the job: then five whole waits.
+    let cut = Self.doublingLooks + [Looks(microseconds: 5_000, count: 99)]
+    #expect(
+      Looks.runs(of: delays)
+        == cut + Array([[Looks]](repeating: Self.oneWait, count: 5).joined()))
+  }
+
+  /// The first looks of a wait: 20 µs doubling to 2,560 µs (5,100 µs in all).
+  static let doublingLooks = [20, 40, 80, 160, 320, 640, 1_280, 2_560].map {
+    Looks(microseconds: $0, count: 1)
+  }
+
+  /// One whole wait: the doubling looks, then 199 looks 5 ms apart, the last past one second.
+  static let oneWait = doublingLooks + [Looks(microseconds: 5_000, count: 199)]
+
+  /// Settles an executor opened by a task of its own (the test's task, which moves the time,
+  /// is not the executor's work) beside a task parked in a yield, moving the handed time to
+  /// each look as it is scheduled. `beforeLook` runs before each, with the count of looks so
+  /// far, the executor, and the settle's answer if it has one. Answers the delays between
+  /// the looks, in nanoseconds, and the settle's answer.
+  static func settleBesideAParkedTask(
+    beforeLook: (Int, TestExecutor, Bool?) async -> Void
+  ) async throws -> (delays: [UInt64], quiet: Bool?) {
     try #require(YieldResumePoint.function != nil, "this runtime's yields pass the hooks")
     let time = ManualTime()
     let holder = HoldingExecutor()
+    let opened = LockedBox<TestExecutor?>(nil)
     let settled = LockedBox<Bool?>(nil)
     var schedules = time.somethingScheduled.makeAsyncIterator()
     let location = TempoSupport.SourceLocation(
       fileID: #fileID, filePath: #filePath, line: #line, column: #column)
-    // A task of its own opens the executor: the test's task, which moves the time, is not the
-    // test executor's work, and its jobs never make the settle's test busy.
     let settling = Task.detached {
       await TestExecutor.$handedTime.withValue(time) {
         let executor = TestExecutor()
+        opened.withLock { $0 = executor }
         executor.watch(holder.parkInYield(), isRetained: true)
         let quiet = await executor.settle(at: location)
         settled.withLock { $0 = quiet }
@@ -37,64 +81,15 @@ import Testing
     }
     var delays: [UInt64] = []
     while await schedules.next() != nil {
-      #expect(settled.withLock { $0 } == nil, "the settle went on before its last look")
       let delay = try #require(time.nextDelay)
       delays.append(delay)
+      let executor = try #require(opened.withLock { $0 })
+      await beforeLook(delays.count, executor, settled.withLock { $0 })
       time.advance(byNanoseconds: delay)
     }
     await settling.value
     holder.letGo()
-    #expect(settled.withLock { $0 } == true)
-    // One wait: 20 µs doubling to 2,560 µs (5,100 µs), then 199 looks 5 ms apart, the last
-    // past one second. Five such waits.
-    let oneWait =
-      [20, 40, 80, 160, 320, 640, 1_280, 2_560].map { Looks(microseconds: $0, count: 1) }
-      + [Looks(microseconds: 5_000, count: 199)]
-    #expect(Looks.runs(of: delays) == Array([[Looks]](repeating: oneWait, count: 5).joined()))
-    #expect(delays.reduce(0, +) == 5_000_500_000)
-  }
-
-  /// A job of the test between two looks ends the wait (accepted since the look before, or
-  /// running at the look): a task that yields in a loop comes back through a hook after each
-  /// yield, and is found parked at almost every look. The settle waits for quiet again, and its
-  /// five seconds count again from there.
-  @Test func aJobBetweenTwoLooksStartsTheWaitAgain() async throws {
-    try #require(YieldResumePoint.function != nil, "this runtime's yields pass the hooks")
-    let time = ManualTime()
-    let holder = HoldingExecutor()
-    let opened = LockedBox<TestExecutor?>(nil)
-    var schedules = time.somethingScheduled.makeAsyncIterator()
-    let location = TempoSupport.SourceLocation(
-      fileID: #fileID, filePath: #filePath, line: #line, column: #column)
-    let settling = Task.detached {
-      await TestExecutor.$handedTime.withValue(time) {
-        let executor = TestExecutor()
-        opened.withLock { $0 = executor }
-        executor.watch(holder.parkInYield(), isRetained: true)
-        await executor.settle(at: location)
-        executor.close()
-        time.finishScheduling()
-      }
-    }
-    var delays: [UInt64] = []
-    while await schedules.next() != nil {
-      let delay = try #require(time.nextDelay)
-      delays.append(delay)
-      // Half a second of looks in, a task of the test runs once. (Started from a task of its
-      // own: this one, which moves the time, stays out of the test.)
-      if delays.count == 107, let executor = opened.withLock({ $0 }) {
-        await Task.detached { await TestExecutor.withCurrent(executor) { await Task {}.value } }
-          .value
-      }
-      time.advance(byNanoseconds: delay)
-    }
-    await settling.value
-    holder.letGo()
-    let start = [20, 40, 80, 160, 320, 640, 1_280, 2_560].map { Looks(microseconds: $0, count: 1) }
-    let oneWait = start + [Looks(microseconds: 5_000, count: 199)]
-    // The first wait ends at its 107th look, which finds the job: then five whole waits.
-    let cut = start + [Looks(microseconds: 5_000, count: 99)]
-    #expect(Looks.runs(of: delays) == cut + Array([[Looks]](repeating: oneWait, count: 5).joined()))
+    return (delays, settled.withLock { $0 })
   }
 }
 
