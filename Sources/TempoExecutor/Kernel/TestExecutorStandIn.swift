@@ -35,12 +35,11 @@ final class TestExecutorStandIn: TaskExecutor {
     // A yield of the task whose job the thread runs may go on in that job (see
     // `RunningJob.handOff`).
     if !prefersTheJobsOwner, RunningJob.handOff(pointer) { return }
-    // Step 0 of the order `Routing` writes: the executor this task executor names.
+    // Step 0 of the order `Routing` writes: the executor this task executor stands for.
     let owner =
       prefersTheJobsOwner && JobIdentity.isTask(pointer)
       ? TestRegistry.executorThatMet(TaskRef(pointer)) : RunningJob.executor
-    if let owner, owner.accept(job) { return }
-    if TestRegistry.firstCandidate(forJob: pointer, { $0 !== owner && $0.accept(job) }) != nil {
+    if TestRegistry.firstCandidate(forJob: pointer, named: owner, { $0.accept(job) }) != nil {
       return
     }
     // Closed: nothing will run it there any more, so it runs where unpreferred jobs run, on
