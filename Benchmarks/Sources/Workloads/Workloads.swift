@@ -166,6 +166,25 @@ public func schedulerWorkloads<S: Scheduler>(
       $0.debounce(for: .milliseconds(1), scheduler: $1).eraseToAnyPublisher()
     },
     "delay": pipeline { $0.delay(for: .milliseconds(1), scheduler: $1).eraseToAnyPublisher() },
+    // A delay pipeline beside a task the workload starts and never awaits, as swift-dependencies
+    // starts one for each model it stores: run in a task of its own, with a test scheduler made
+    // there, the task started is the test's work.
+    "delay-beside-a-task": { size in
+      let scheduler = test.make()
+      let started = Task<Void, Never> {}
+      let subject = PassthroughSubject<Int, Never>()
+      var received = 0
+      let cancellable = subject.delay(for: .milliseconds(1), scheduler: scheduler).sink { _ in
+        received += 1
+      }
+      for value in 0..<size {
+        subject.send(value)
+        test.advance(scheduler, .milliseconds(2))
+      }
+      cancellable.cancel()
+      withExtendedLifetime(started) {}
+      return received
+    },
     "receive-on": pipeline { $0.receive(on: $1).eraseToAnyPublisher() },
     "delay-receive-on": pipeline {
       $0.delay(for: .milliseconds(1), scheduler: $1).receive(on: $1).eraseToAnyPublisher()
