@@ -7,29 +7,23 @@ import TempoTestSupport
 import Testing
 import XCTest
 
-// A test that awaits a sleep nobody advances is reported within two seconds of real time and
-// let go, instead of hanging: with or without a scope, under Swift Testing and XCTest. These
-// tests wait for the hang watch, about a second of real time each, since that is what they
-// check.
-
-/// How long a reported hang may take, in real time. The watch reports after a second, and alone
-/// such a test ends within 1.3 s. Beside the whole suite on two cores, every test starts at
-/// once and the system's threads are busy with the suite's synchronous tests for half a minute
-/// (31 s seen): the watch reports on time, but the test's task waits for a thread to go on.
-/// So the bound here only proves that the test ends instead of hanging.
-private var hangReportLimit: Duration { .seconds(90) }
+// A test that awaits a sleep nobody advances is reported and let go, instead of hanging: with or
+// without a scope, under Swift Testing and XCTest. These tests wait for the hang watch, about a
+// second of real time each, since that is what they check: that the test ends, with one report
+// from the watch. How soon the watch reports (four looks 250 ms apart, and the rule for a gap
+// between looks) is specified on a clock moved by hand, in `HangWatchTimeTests`. A bound of real
+// time here would only measure the machine's load: beside the whole suite on two cores, every
+// test starts at once and the system's threads are busy with the suite's synchronous tests for
+// half a minute, so a test ends long after its watch reported on time (99 s was seen once, with
+// a sanitizer build beside the suite).
 
 /// Runs `body`, which must end after the hang watch ends its sleep; answers the issues it
-/// reported and checks that it ended within ``hangReportLimit``.
+/// reported.
 private func hangReports(
   isolation: isolated (any Actor)? = #isolation,
-  sourceLocation: Testing.SourceLocation = #_sourceLocation,
   _ body: () async -> Void
 ) async -> [String] {
-  let started = ContinuousClock.now
-  let issues = await countingIssues(isolation: isolation) { await body() }
-  #expect(ContinuousClock.now - started < hangReportLimit, sourceLocation: sourceLocation)
-  return issues
+  await countingIssues(isolation: isolation) { await body() }
 }
 
 @Suite struct HangReportTests {
@@ -109,7 +103,6 @@ private func hangReports(
     let clock = TestClock()
     let declaration = try #require(Test.current).sourceLocation
     let reported = Log<Testing.Issue>()
-    let started = ContinuousClock.now
     // The trait reports through Swift Testing itself, at the test's declaration.
     await withKnownIssue {
       let model = Task { try await clock.sleep(for: .seconds(3)) }
@@ -122,7 +115,6 @@ private func hangReports(
       reported.append(issue)
       return true
     }
-    #expect(ContinuousClock.now - started < hangReportLimit)
     let issues = reported.values
     #expect(issues.count == 1)
     #expect(String(describing: issues.first).contains("- due at 7.0 seconds on TestClock"))
@@ -281,68 +273,57 @@ final class HangReportXCTests: XCTestCase {
     failures.append(description)
   }
 
-  /// Expects one hang report since `started`, containing `line`, within the limit.
+  /// Expects one hang report, containing `line`.
   private func assertOneReport(
-    containing line: String, since started: ContinuousClock.Instant,
-    file: StaticString = #filePath, lineNumber: UInt = #line
+    containing line: String, file: StaticString = #filePath, lineNumber: UInt = #line
   ) {
-    let elapsed = ContinuousClock.now - started
     let failures = failures.values
     XCTAssertEqual(failures.count, 1, file: file, line: lineNumber)
     XCTAssertTrue(failures.first?.contains(line) == true, file: file, line: lineNumber)
-    XCTAssertLessThan(elapsed, hangReportLimit, file: file, line: lineNumber)
   }
 
   /// Starts a task that runs `sleep`, awaits it as the test method, and expects the sleep to
-  /// have been ended, with one report containing `line` within the limit.
+  /// have been ended, with one report containing `line`.
   private func assertAwaitedSleepIsReportedAndEnded(
     containing line: String, file: StaticString = #filePath, lineNumber: UInt = #line,
     _ sleep: @escaping @Sendable () async throws -> Void
   ) async {
-    let started = ContinuousClock.now
     let model = Task { try await sleep() }
     if case .success = await model.result {
       XCTFail("the sleep was not ended", file: file, line: lineNumber)
     }
-    assertOneReport(containing: line, since: started, file: file, lineNumber: lineNumber)
+    assertOneReport(containing: line, file: file, lineNumber: lineNumber)
   }
 
   func testASleepOfTheTestMethodIsReportedAndEnded() async {
-    let started = ContinuousClock.now
     var thrown: (any Error)?
     do {
       try await clock.sleep(for: .seconds(5))
     } catch {
       thrown = error
     }
-    let elapsed = ContinuousClock.now - started
     let failures = failures.values
     XCTAssertTrue(thrown is CancellationError)
     XCTAssertEqual(failures.count, 1)
     XCTAssertTrue(failures.first?.contains("The test is blocked on time") == true)
     XCTAssertTrue(failures.first?.contains("- due at 5.0 seconds on TestClock") == true)
-    XCTAssertLessThan(elapsed, hangReportLimit)
   }
 
   func testASchedulerSleepOfTheTestMethodIsReportedAndEnded() async {
-    let started = ContinuousClock.now
     await XCTAssertThrowsErrorAsync { try await self.scheduler.sleep(for: .seconds(3)) }
-    let elapsed = ContinuousClock.now - started
     let failures = failures.values
     XCTAssertEqual(failures.count, 1)
     XCTAssertTrue(failures.first?.contains("The test is blocked on time") == true)
     XCTAssertTrue(failures.first?.contains("TestScheduler") == true)
-    XCTAssertLessThan(elapsed, hangReportLimit)
   }
 
   func testASleepOfATaskTheScopeAwaitsIsReportedAndEnded() async {
-    let started = ContinuousClock.now
     let clock = clock
     await withTestExecutor {
       let model = Task { try await clock.sleep(for: .seconds(4)) }
       if case .success = await model.result { XCTFail("the sleep was not ended") }
     }
-    assertOneReport(containing: "- due at 4.0 seconds on TestClock", since: started)
+    assertOneReport(containing: "- due at 4.0 seconds on TestClock")
   }
 
   /// No scope: a task the test method started sleeps on a clock made in the method.
@@ -373,14 +354,13 @@ final class HangReportXCTests: XCTestCase {
 
   /// The same for a child of a task group the method waits on.
   func testASleepingChildOfATaskGroupBeforeAnyAdvanceIsReportedAndEnded() async {
-    let started = ContinuousClock.now
     let clock = clock
     let ended = await withTaskGroup(of: Bool.self) { group in
       group.addTask { (try? await clock.sleep(for: .seconds(3))) == nil }
       return await group.next() ?? false
     }
     XCTAssertTrue(ended, "the sleep was not ended")
-    assertOneReport(containing: "- due at 3.0 seconds on TestClock", since: started)
+    assertOneReport(containing: "- due at 3.0 seconds on TestClock")
   }
 
   /// The same for a sleep on the property scheduler.
@@ -394,18 +374,16 @@ final class HangReportXCTests: XCTestCase {
   /// No scope and no advance: the test method reads a pipeline that waits for the property
   /// scheduler, which has no executor yet.
   func testAPipelineTheMethodReadsBeforeAnyAdvanceIsReportedAndEnded() async {
-    let started = ContinuousClock.now
     var received: [Int] = []
     for await value in Just(1).delay(for: .seconds(2), scheduler: scheduler).values {
       received.append(value)
     }
     XCTAssertEqual(received, [])
-    assertOneReport(containing: "TestScheduler (DispatchQueue.test) has 2 pending", since: started)
+    assertOneReport(containing: "TestScheduler (DispatchQueue.test) has 2 pending")
   }
 
   /// The same, read by a task the method awaits.
   func testAPipelineATaskOfTheMethodReadsIsReportedAndEnded() async {
-    let started = ContinuousClock.now
     let scheduler = scheduler
     let task = Task {
       var received: [Int] = []
@@ -416,15 +394,14 @@ final class HangReportXCTests: XCTestCase {
     }
     let received = await task.value
     XCTAssertEqual(received, [])
-    assertOneReport(containing: "TestScheduler (DispatchQueue.test) has 2 pending", since: started)
+    assertOneReport(containing: "TestScheduler (DispatchQueue.test) has 2 pending")
   }
 
   func testASleepInAScopeIsReportedAndEnded() async {
-    let started = ContinuousClock.now
     await withTestExecutor {
       await XCTAssertThrowsErrorAsync { try await self.clock.sleep(for: .seconds(2)) }
     }
-    assertOneReport(containing: "- due at 2.0 seconds on TestClock", since: started)
+    assertOneReport(containing: "- due at 2.0 seconds on TestClock")
   }
 }
 

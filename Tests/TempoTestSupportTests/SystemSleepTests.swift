@@ -294,7 +294,6 @@ var systemSleepsAreAvailable: Bool {
   /// test's executor closes, from the test.
   @Test func aSystemSleepNobodyAdvancesIsReportedAndEnded() async {
     var returned = false
-    let started = ContinuousClock.now
     let issues = await countingIssues {
       await withTestExecutor {
         let clock = TestClock()
@@ -303,7 +302,6 @@ var systemSleepsAreAvailable: Bool {
         #expect(clock.now.offset == .zero)  // ended, not advanced
       }
     }
-    #expect(ContinuousClock.now - started < .seconds(90))
     #expect(returned)
     #expect(issues.count == 1)
     let report = issues.first ?? ""
