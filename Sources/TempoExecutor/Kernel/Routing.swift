@@ -17,7 +17,7 @@
 /// 5. for a plain GCD block on the main queue (no scope, no job, no task), each executor that
 ///    asked for such blocks.
 ///
-/// The second, third and fifth are offered a task's job only if they admit its task (see
+/// Steps 2, 3 and 5 offer a task's job only to an executor that admits its task (see
 /// `TestExecutor.admits(task:)`): a task older than the executor that it has never met is not
 /// its work because one of its tasks woke it. An executor offered the job once (or passed over
 /// for not admitting its task) is not offered it again.
@@ -27,10 +27,12 @@
 /// The scope is compared by address with the running executor first, and read (retained) only
 /// when it is another: a contended reference count on the path of every job in a scope.
 ///
-/// `@_transparent`, so that a debug build inlines it into each caller, specialised, as an
+/// `@_transparent`, so that a debug build inlines it into its caller, specialised, as an
 /// optimised build would. Called, it cost 2-5 % of whole debug tests
 /// (`Benchmarks/Logs/routing-written-once-2026-11-29.md`), which is why the order was once
-/// written out again in its two hottest callers.
+/// written out again in its two hottest callers. Its one caller,
+/// `TestRegistry.firstCandidate(forJob:named:_:)`, is in this file: a debug build compiles each
+/// file apart, and inlined it only from its own.
 ///
 /// ```swift
 /// let owner = Routing.firstTaker(
