@@ -17,20 +17,11 @@ import XCTest
 // half a minute, so a test ends long after its watch reported on time (99 s was seen once, with
 // a sanitizer build beside the suite).
 
-/// Runs `body`, which must end after the hang watch ends its sleep; answers the issues it
-/// reported.
-private func hangReports(
-  isolation: isolated (any Actor)? = #isolation,
-  _ body: () async -> Void
-) async -> [String] {
-  await countingIssues(isolation: isolation) { await body() }
-}
-
 @Suite struct HangReportTests {
   @Test func aSleepOfTheTestsOwnTaskIsReportedAndEnded() async {
     let clock = TestClock()
     var thrown: (any Error)?
-    let issues = await hangReports {
+    let issues = await countingIssues {
       do {
         try await clock.sleep(for: .seconds(5))
       } catch {
@@ -52,7 +43,7 @@ private func hangReports(
   func aSchedulerSleepOfTheTestsOwnTaskIsReportedAndEnded(erased: Bool) async {
     let scheduler = DispatchQueue.test
     var thrown: (any Error)?
-    let issues = await hangReports {
+    let issues = await countingIssues {
       do {
         if erased {
           try await scheduler.eraseToAnyScheduler().sleep(for: .seconds(5))
@@ -84,7 +75,7 @@ private func hangReports(
     #expect(time.elapsed == .seconds(1))
     time.setAutomaticallyAdvances(false)
     var thrown: (any Error)?
-    let issues = await hangReports {
+    let issues = await countingIssues {
       do {
         try await time.sleep(seconds: 1)
       } catch {
@@ -182,7 +173,7 @@ private func hangReports(
   @Test(arguments: [false, true])
   func aSleepOfAnotherTaskOfAScopeIsReportedWhileTheBodyWaits(inGroup: Bool) async {
     var thrown: (any Error)?
-    let issues = await hangReports {
+    let issues = await countingIssues {
       await withTestExecutor {
         let clock = TestClock()
         let model: @Sendable () async throws -> Void = {
@@ -465,7 +456,7 @@ struct AutoAdvancing: Sendable {
   @Test func aSleepingTaskTheTestAwaitsIsReportedAndEnded() async {
     let clock = TestClock()
     var result: Result<Void, any Error>?
-    let issues = await hangReports {
+    let issues = await countingIssues {
       let task = Task { try await clock.sleep(for: .seconds(3)) }
       result = await task.result
     }
@@ -477,7 +468,7 @@ struct AutoAdvancing: Sendable {
   @Test func aSleepingChildOfATaskGroupIsReportedAndEnded() async {
     let clock = TestClock()
     var cancelled = 0
-    let issues = await hangReports {
+    let issues = await countingIssues {
       cancelled = await withTaskGroup(of: Bool.self) { group in
         for seconds in [2, 4] {
           group.addTask {
@@ -501,7 +492,7 @@ struct AutoAdvancing: Sendable {
   @Test func aSchedulerSleepOfATaskTheTestAwaitsIsReportedAndEnded() async {
     let scheduler = DispatchQueue.test(timeline: TestTimeline())
     var result: Result<Void, any Error>?
-    let issues = await hangReports {
+    let issues = await countingIssues {
       // A clock made in the test opens its executor: the task below is the test's.
       _ = TestClock()
       let task = Task { try await scheduler.sleep(for: .seconds(3)) }
@@ -574,7 +565,7 @@ struct AutoAdvancing: Sendable {
   func aCancelledRealSleepHidesNoHang() async {
     let scheduler = DispatchQueue.test
     var received: [Int]?
-    let issues = await hangReports {
+    let issues = await countingIssues {
       await withTestExecutor(leftoverWork: .ignore) {
         let (asleep, isAsleep) = AsyncStream<Void>.makeStream()
         let sleeper = Task {
@@ -594,7 +585,7 @@ struct AutoAdvancing: Sendable {
   @Test func aPipelineTheTestReadsIsReportedAndEnded() async {
     let scheduler = DispatchQueue.test
     var received: [Int]?
-    let issues = await hangReports { received = await Self.readDelayedValue(on: scheduler) }
+    let issues = await countingIssues { received = await Self.readDelayedValue(on: scheduler) }
     #expect(received == [])
     #expect(issues.count == 1)
     let report = issues.first ?? ""
@@ -609,7 +600,7 @@ struct AutoAdvancing: Sendable {
   @MainActor @Test func aPipelineAMainActorTestReadsIsReportedAndEnded() async {
     let scheduler = DispatchQueue.test
     var received: [Int] = []
-    let issues = await hangReports {
+    let issues = await countingIssues {
       for await value in Just(1).receive(on: scheduler).values {
         received.append(value)
       }
@@ -622,7 +613,7 @@ struct AutoAdvancing: Sendable {
   @Test func aPipelineReadByATaskTheTestAwaitsIsReportedAndEnded() async {
     let scheduler = DispatchQueue.test
     var received: [Int]?
-    let issues = await hangReports {
+    let issues = await countingIssues {
       let task = Task { await Self.readDelayedValue(on: scheduler) }
       received = await task.value
     }
@@ -633,7 +624,7 @@ struct AutoAdvancing: Sendable {
 
   @Test func aPipelineInAScopeIsReportedAndEnded() async {
     var received: [Int]?
-    let issues = await hangReports {
+    let issues = await countingIssues {
       await withTestExecutor {
         received = await Self.readDelayedValue(on: DispatchQueue.test)
       }
@@ -650,7 +641,7 @@ struct AutoAdvancing: Sendable {
   @Test func aTimerTheTestWaitsForIsReportedAndEnded() async {
     let scheduler = DispatchQueue.test
     var first: DispatchQueue.SchedulerTimeType?
-    let issues = await hangReports {
+    let issues = await countingIssues {
       let ticks = Publishers.Timer(every: .seconds(3), scheduler: scheduler).autoconnect()
       first = await ticks.values.first { _ in true }
     }
@@ -675,7 +666,7 @@ struct AutoAdvancing: Sendable {
     }
     let scheduler = DispatchQueue.test
     var received: [Int]?
-    let issues = await hangReports { received = await Self.readDelayedValue(on: scheduler) }
+    let issues = await countingIssues { received = await Self.readDelayedValue(on: scheduler) }
     #expect(received == [])
     #expect(issues.count == 1)
     #expect(issues.first?.contains("TestScheduler (DispatchQueue.test) has 2 pending") == true)
@@ -710,7 +701,7 @@ struct AutoAdvancing: Sendable {
       #expect(clock.pendingWorkCount == 1)
       return
     }
-    let issues = await hangReports {
+    let issues = await countingIssues {
       let task = Task { try await clock.sleep(for: .seconds(run + 1)) }
       _ = await task.result
     }
@@ -732,7 +723,7 @@ struct AutoAdvancing: Sendable {
       #expect(scheduler.pendingWorkCount == 1)
       return
     }
-    let issues = await hangReports {
+    let issues = await countingIssues {
       let delayed = Just(run).delay(for: .seconds(run + 1), scheduler: scheduler)
       for await _ in delayed.values {}
     }

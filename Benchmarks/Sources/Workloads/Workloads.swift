@@ -112,11 +112,14 @@ public func schedulerWorkloads<S: Scheduler>(
     return ran
   }
 
+  /// `startingATask`: a task is started right after the scheduler is made, and never awaited.
   func pipeline(
+    startingATask: Bool = false,
     _ transform: @escaping (AnyPublisher<Int, Never>, S) -> AnyPublisher<Int, Never>
   ) -> (Int) -> Int {
     { size in
       let scheduler = test.make()
+      let started = startingATask ? Task<Void, Never> {} : nil
       let subject = PassthroughSubject<Int, Never>()
       var received = 0
       let cancellable = transform(subject.eraseToAnyPublisher(), scheduler).sink { _ in
@@ -127,6 +130,7 @@ public func schedulerWorkloads<S: Scheduler>(
         test.advance(scheduler, .milliseconds(2))
       }
       cancellable.cancel()
+      withExtendedLifetime(started) {}
       return received
     }
   }
@@ -169,21 +173,8 @@ public func schedulerWorkloads<S: Scheduler>(
     // A delay pipeline beside a task the workload starts and never awaits, as swift-dependencies
     // starts one for each model it stores: run in a task of its own, with a test scheduler made
     // there, the task started is the test's work.
-    "delay-beside-a-task": { size in
-      let scheduler = test.make()
-      let started = Task<Void, Never> {}
-      let subject = PassthroughSubject<Int, Never>()
-      var received = 0
-      let cancellable = subject.delay(for: .milliseconds(1), scheduler: scheduler).sink { _ in
-        received += 1
-      }
-      for value in 0..<size {
-        subject.send(value)
-        test.advance(scheduler, .milliseconds(2))
-      }
-      cancellable.cancel()
-      withExtendedLifetime(started) {}
-      return received
+    "delay-beside-a-task": pipeline(startingATask: true) {
+      $0.delay(for: .milliseconds(1), scheduler: $1).eraseToAnyPublisher()
     },
     "receive-on": pipeline { $0.receive(on: $1).eraseToAnyPublisher() },
     "delay-receive-on": pipeline {

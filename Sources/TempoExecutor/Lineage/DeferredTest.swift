@@ -35,8 +35,7 @@ package final class DeferredTest: @unchecked Sendable {
   // `executor` is written once, by the one thread that moved `state` from `deferred` to
   // `opening`, before it stores `open` (releasing); it is read only after `open` is loaded
   // (acquiring). `firstSource`, `moreSources` and `hasEnded` are guarded by `lock`, taken
-  // alone. `scopes` is
-  // guarded by the registry's lock.
+  // alone. `scopes` is guarded by the registry's lock.
   let test: TaskRef
   /// Whether the test's task made the deferral on the main queue: its executor's pumps run
   /// there, as they would had it opened at once (``TestExecutor/pumpsOnMainQueue``).
