@@ -323,27 +323,34 @@ import Testing
   }
 }
 
-/// `@MainActor` tests whose main queue runs, and ones whose main queue is blocked. (The main
-/// queue is the whole process's: the tests that block it run one at a time, and their watch
-/// fires after one look unchanged instead of four, so that the tests beside them are not held up
-/// for as long as their own watch waits.)
-@Suite(.serialized) struct MainQueueStallTests {
+/// `@MainActor` tests whose main queue runs, and ones whose main queue is blocked. The main
+/// queue is the whole process's: a test that blocks it runs in a process of its own, so that
+/// the tests beside it never see a main queue that does not run (for as long as the blocked
+/// one waits on a loaded machine, every `@MainActor` test of the process would wait, and any
+/// watch of theirs would report it). Their watch fires after one look unchanged instead of four.
+@Suite struct MainQueueStallTests {
   /// A main-actor job of the test waits synchronously for async work of the test, which is
   /// pumped on the main queue behind it: without Tempo's watch, a deadlock. The advance that
   /// waits for that work reports it at its line, the work runs off the main queue, and the
   /// test goes on.
-  @MainActor @Test func aSynchronousWaitForAsyncWorkOnTheMainActorIsReportedAndTheWorkRuns()
-    async
-  {
+  @Test func aSynchronousWaitForAsyncWorkOnTheMainActorIsReportedAndTheWorkRuns() async {
+    let result = await #expect(
+      processExitsWith: .success, observing: [\.standardErrorContent]
+    ) {
+      await Self.aSynchronousWaitForAsyncWorkOnTheMainActor()
+    }
+    let standardError = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(!standardError.contains("Fatal error"), "\(standardError)")
+  }
+
+  @MainActor private static func aSynchronousWaitForAsyncWorkOnTheMainActor() async {
     let clock = TestClock()
-    let issues = Log<String>()
     let ran = Log<String>()
-    await withKnownIssue {
+    let issues = await countingIssues {
       let blocker = Task { @MainActor in
         try? await clock.sleep(for: .seconds(1))
         guard let executor = TestExecutor.ofCurrentTest else {
-          Issue.record("the task has no executor")
-          return
+          preconditionFailure("the task has no executor")
         }
         await untilTheAdvanceWaits(on: executor)
         let done = DispatchSemaphore(value: 0)
@@ -352,39 +359,44 @@ import Testing
           done.signal()
         }
         // Bounded only so that a failure of this test does not hang the suite.
-        if done.wait(timeout: .now() + .seconds(60)) == .timedOut {
-          Issue.record("the work waited for never ran")
-        }
+        precondition(
+          done.wait(timeout: .now() + .seconds(60)) == .success,
+          "the work waited for never ran")
       }
       await TestExecutor.$mainQueueLooksToFire.withValue(1) {
         await clock.advance(by: .seconds(1))
       }
       await blocker.value
-    } matching: { issue in
-      issues.append(String(describing: issue))
-      return true
     }
-    #expect(issues.values.count == 1, "\(issues.values)")
-    #expect(issues.values.allSatisfy { $0.contains("the main queue") })
-    #expect(ran.values == ["pumped"])
-    #expect(clock.now == .init(offset: .seconds(1)))
+    precondition(issues.count == 1, "\(issues)")
+    precondition(issues.allSatisfy { $0.contains("the main queue") }, "\(issues)")
+    precondition(ran.values == ["pumped"], "\(ran.values)")
+    precondition(clock.now == .init(offset: .seconds(1)), "\(clock.now)")
   }
 
   /// A main-actor job of the test blocks the main thread, on something that is not the test's
   /// work (as XCTest's `wait(for:)` does), after the advance has begun to wait for that work.
   /// The advance reports it, at its line, and goes on; the blocking job waits for that report,
   /// so the test then ends as it would have.
-  @MainActor @Test func aMainQueueThatDoesNotRunIsReportedAndTheAdvanceReturns() async {
+  @Test func aMainQueueThatDoesNotRunIsReportedAndTheAdvanceReturns() async {
+    let result = await #expect(
+      processExitsWith: .success, observing: [\.standardErrorContent]
+    ) {
+      await Self.aMainQueueThatDoesNotRun()
+    }
+    let standardError = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(!standardError.contains("Fatal error"), "\(standardError)")
+  }
+
+  @MainActor private static func aMainQueueThatDoesNotRun() async {
     let clock = TestClock()
     let reported = DispatchSemaphore(value: 0)
-    let issues = Log<String>()
     let ran = Log<String>()
-    await withKnownIssue {
+    let issues = await countingIssues(whenReported: { reported.signal() }) {
       let blocker = Task { @MainActor in
         try? await clock.sleep(for: .seconds(1))
         guard let executor = TestExecutor.ofCurrentTest else {
-          Issue.record("the task has no executor")
-          return
+          preconditionFailure("the task has no executor")
         }
         await untilTheAdvanceWaits(on: executor)
         // Work of the test that only a pump block on the main queue runs, queued behind this
@@ -396,17 +408,15 @@ import Testing
         await clock.advance(by: .seconds(1))
       }
       await blocker.value
-    } matching: { issue in
-      issues.append(String(describing: issue))
-      reported.signal()
-      return true
     }
-    #expect(issues.values.count == 1, "\(issues.values)")
-    #expect(issues.values.allSatisfy { $0.contains("the main queue") && $0.contains("wait(for:)") })
-    #expect(ran.values == ["pumped"])
-    #expect(clock.now == .init(offset: .seconds(1)))
+    precondition(issues.count == 1, "\(issues)")
+    precondition(
+      issues.allSatisfy { $0.contains("the main queue") && $0.contains("wait(for:)") },
+      "\(issues)")
+    precondition(ran.values == ["pumped"], "\(ran.values)")
+    precondition(clock.now == .init(offset: .seconds(1)), "\(clock.now)")
     // The main queue moves again: nothing stays stalled.
-    #expect(TestExecutor.ofCurrentTest?.isMainQueueStalled == false)
+    precondition(TestExecutor.ofCurrentTest?.isMainQueueStalled == false, "still stalled")
   }
 
   /// The same test whose main queue runs: its work is pumped there, and nothing is reported.

@@ -103,11 +103,14 @@ public func countingIssues(_ body: () throws -> Void) rethrows -> [String] {
   return counter.messages.values
 }
 
-/// ``countingIssues(_:)`` for async code, on the caller's actor.
+/// ``countingIssues(_:)`` for async code, on the caller's actor. `whenReported` runs after each
+/// issue is counted, on the thread that reported it.
 public func countingIssues(
-  isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Void
+  isolation: isolated (any Actor)? = #isolation,
+  whenReported: @escaping @Sendable () -> Void = {},
+  _ body: () async throws -> Void
 ) async rethrows -> [String] {
-  let counter = IssueCounter()
+  let counter = IssueCounter(whenReported: whenReported)
   try await withIssueReporters([counter], isolation: isolation, operation: body)
   return counter.messages.values
 }
@@ -115,6 +118,7 @@ public func countingIssues(
 /// An issue reporter that only remembers the messages it is given.
 private struct IssueCounter: IssueReporter {
   let messages = Log<String>()
+  var whenReported: @Sendable () -> Void = {}
 
   func reportIssue(
     _ message: @autoclosure () -> String?,
@@ -125,6 +129,7 @@ private struct IssueCounter: IssueReporter {
     column: UInt
   ) {
     messages.append(message() ?? "")
+    whenReported()
   }
 }
 
