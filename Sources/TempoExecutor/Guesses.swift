@@ -117,8 +117,9 @@ enum Guesses {
   /// sleeps of a blocked test are reported and ended first; what they release moves it on.
   static let hangWorkLooksBeyondSleeps = 2
 
-  /// A gap between two looks longer than this many periods (the watch itself was held up, by
-  /// a stopped process or a starved thread) starts every count again: 3.
+  /// A gap from the end of one look to the start of the next longer than this many periods
+  /// (the watch itself was held up, by a stopped process or a starved thread) starts every
+  /// count again: 3. A look's own length is not a gap.
   static let hangGapPeriods: UInt64 = 3
 
   /// How many times ``hangLooksToFire`` a test waits for a main queue busy with another test's

@@ -19,10 +19,21 @@ import Testing
     let watch = HangWatch(
       looksToFire: Guesses.hangLooksToFire, periodMilliseconds: Guesses.hangLookPeriodMilliseconds,
       time: time)
+    return (time, watchBlockedSleep(by: watch))
+  }
+
+  /// Has `watch` follow a sleep of a test's own task on a timeline nothing advances; answers how
+  /// the sleep ended, once it has. `whenEnded` runs as the watch ends it, in the watch's look.
+  private func watchBlockedSleep(
+    by watch: HangWatch, whenEnded: @escaping @Sendable () -> Void = {}
+  ) -> LockedBox<(any Error)?> {
     let ended = LockedBox<(any Error)?>(nil)
     let timeline = Timeline<Int, Int>(now: 0, name: "TestClock") { $0 + $1 }
     let sleeper = timeline.makeSleeper()
-    _ = sleeper.install { error in ended.withLock { $0 = error } }
+    _ = sleeper.install { error in
+      ended.withLock { $0 = error }
+      whenEnded()
+    }
     let handle = timeline.scheduleWake(of: sleeper, after: 5, at: .unknown)
     sleeper.hold(handle)
     _ = sleeper.beginWatch(by: watch)
@@ -30,7 +41,7 @@ import Testing
       sleeper, handle: handle, role: .testTask(nil), clock: .unknown, onScheduler: false)
     // The sleeper lives as long as its wake-up, which the timeline holds.
     withExtendedLifetime(timeline) {}
-    return (time, ended)
+    return ended
   }
 
   @Test func aSleepThatHoldsItsTestUpIsEndedFourLooksAfterItIsFirstSeen() {
@@ -53,5 +64,27 @@ import Testing
     #expect(ended.withLock { $0 } == nil, "a look after a gap counted the looks before it")
     time.advance(byMilliseconds: 500)  // the fourth look after the one at the gap
     #expect(ended.withLock { $0 } is EndedBlockedOnTime)
+  }
+
+  /// A look that takes long, ending a test's sleeps and reporting them on a loaded machine, is
+  /// not the watch held up: the test beside it counts on across it.
+  @Test func aLongLookIsNoGap() {
+    let time = ManualTime()
+    let watch = HangWatch(
+      looksToFire: Guesses.hangLooksToFire, periodMilliseconds: Guesses.hangLookPeriodMilliseconds,
+      time: time)
+    // The first test's sleep is reported at 1.25 s, and its look then takes a second.
+    let first = watchBlockedSleep(by: watch) { time.holdUp(byMilliseconds: 1_000) }
+    time.advance(byMilliseconds: 500)
+    // The second's is first seen at 0.75 s; its looks at 1 and 1.25 s count, and so do the
+    // two a period apart after the long look ended, at 2.25 s: the fourth comes at 2.75 s.
+    let second = watchBlockedSleep(by: watch)
+    time.advance(byMilliseconds: 2_249)
+    #expect(first.withLock { $0 } is EndedBlockedOnTime)
+    #expect(second.withLock { $0 } == nil, "reported before the fourth look after the first")
+    time.advance(byMilliseconds: 1)
+    #expect(
+      second.withLock { $0 } is EndedBlockedOnTime,
+      "the long look was taken for a gap, and the count started again")
   }
 }

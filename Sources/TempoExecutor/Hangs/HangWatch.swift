@@ -198,6 +198,8 @@ package final class HangWatch: @unchecked Sendable {
   private var requested: [WatchRequest] = []
   private var mainQueue: MainQueueWatchState<TestExecutor>
   private var isLooking = false
+  /// When the last look ended and scheduled the next (or the first was scheduled): the gap
+  /// before a look is counted from here.
   private var lastLook: UInt64
   private let queue = DispatchQueue(label: "Tempo hang watch")
   /// The real time the looks are timed by: the system's, but in Tempo's own tests.
@@ -429,10 +431,9 @@ package final class HangWatch: @unchecked Sendable {
     // Watched from this look on, observed at it as a watch made before it would be.
     followRequested()
     let (watched, sources, executors, afterGap) = lock.withLock {
-      let now = time.nanoseconds
-      // Later than three periods: the watch itself did not run meanwhile.
-      let gap = now &- lastLook > Guesses.hangGapPeriods * periodNanoseconds
-      lastLook = now
+      // Later than three periods after the last look ended: the watch itself did not run
+      // meanwhile.
+      let gap = time.nanoseconds &- lastLook > Guesses.hangGapPeriods * periodNanoseconds
       return (state.watched, work.watched, mainQueue.watched, gap)
     }
     let observations = watched.map { (key: $0.key, observation: $0.payload.observe()) }
@@ -463,7 +464,12 @@ package final class HangWatch: @unchecked Sendable {
     for test in fired { end(test) }
     for source in firedSources.joined() { endBlockedOnWork(source) }
     for (executor, started) in stalled { executor.mainQueueStalled(since: started) }
-    if goOn { scheduleLook() }
+    guard goOn else { return }
+    // The next look's gap counts from here: a look slowed by what it ended and reported is not
+    // the watch held up. (Counted from the look's start, every look after one that took more
+    // than half a second was a gap: while looks were that slow, nothing was ever reported.)
+    lock.withLock { lastLook = time.nanoseconds }
+    scheduleLook()
   }
 
   /// Ends the sleeps of one test that fired, the first carrying the report.
