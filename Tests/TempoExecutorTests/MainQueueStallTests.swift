@@ -291,6 +291,27 @@ import Testing
     #expect(ranInItsExecutorsJob, "the body ran on in the job of no test it began in")
   }
 
+  /// A main-actor job of a test that does not use Tempo, run while another test's executor is
+  /// open (so that it comes through Tempo's main executor), is not that executor's work: a test
+  /// stuck behind it waits four times as long before it reports the main queue stalled, as
+  /// behind another test's job. (As no test's, a long synchronous `@MainActor` test made a
+  /// `@MainActor` test beside it report a stall of its own after a second.)
+  @MainActor @Test func aMainActorJobOfNoTestIsAnotherTestsWork() async {
+    guard #available(TempoTestExecutor 1.0, *) else { return }
+    let other = await Task.detached { TestExecutor() }.value
+    defer { other.close() }
+    let read = await Task { @MainActor in
+      (
+        ofNoTest: RunningJob.executor == nil,
+        isAnothers: MainQueueActivity.runsWork(ofAnotherTestThan: other),
+        isBehind: other.mainQueueObservation.isBehindAnotherTest
+      )
+    }.value
+    #expect(read.ofNoTest, "the job ran as a test's")
+    #expect(read.isAnothers)
+    #expect(read.isBehind)
+  }
+
   @MainActor static func expectTheScopesJobIsItsOwn() async {
     await withTestExecutor {
       guard let mine = TestExecutor.openScope else {

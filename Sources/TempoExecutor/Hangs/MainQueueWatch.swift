@@ -12,11 +12,15 @@ import Synchronization
 @available(TempoTestExecutor 1.0, *)
 enum MainQueueActivity {
   private static let started = Atomic<Int>(0)
-  /// The address of the executor whose main-actor job the main queue runs now, 0 if none of a
-  /// test's. An identity only, never read through. (Not its pump blocks, which run most of a
-  /// `@MainActor` test's jobs: marking each cost 4–8 % of a debug test that yields on the main
-  /// actor.)
+  /// The address of the executor whose main-actor job the main queue runs now, ``noTest`` for a
+  /// main-actor job of no test, 0 for none. An identity only, never read through. (Not its pump
+  /// blocks, which run most of a `@MainActor` test's jobs: marking each cost 4–8 % of a debug
+  /// test that yields on the main actor.)
   private static let runningFor = Atomic<UInt>(0)
+
+  /// What ``enterWork(_:)`` records for a main-actor job that came through Tempo for no test: a
+  /// test that does not use Tempo, beside one that does. No executor's address.
+  static let noTest: UInt = 1
 
   /// Queues `block` on the main queue as a plain block. (`DispatchQueue.main.async { … }`
   /// would make the closure `@MainActor`, and Swift checks such a closure's isolation when a
@@ -48,15 +52,16 @@ enum MainQueueActivity {
     UInt(bitPattern: executor.toOpaque())
   }
 
-  /// The main queue starts running work of the executor `id` names (``workID(_:)``; 0: of no
-  /// test); answers what it ran before, for ``leaveWork(to:)``. Called on the main queue only.
+  /// The main queue starts running work of the executor `id` names (``workID(_:)``, or
+  /// ``noTest``); answers what it ran before, for ``leaveWork(to:)``. Called on the main queue
+  /// only.
   static func enterWork(_ id: UInt) -> UInt { runningFor.exchange(id, ordering: .relaxed) }
 
   /// The work ``enterWork(_:)`` began has ended.
   static func leaveWork(to previous: UInt) { runningFor.store(previous, ordering: .relaxed) }
 
   /// Whether the main queue runs work of a test other than `executor`'s now: a main-actor job
-  /// that came through Tempo for another executor.
+  /// that came through Tempo for another executor, or for no test.
   static func runsWork(ofAnotherTestThan executor: TestExecutor) -> Bool {
     let running = runningFor.load(ordering: .relaxed)
     return running != 0 && running != workID(Unmanaged.passUnretained(executor))
@@ -76,9 +81,11 @@ package struct MainQueueObservation: Equatable, Sendable {
   /// any change means the main queue moves, if only through other tests' work queued ahead
   /// of this test's (a whole suite's `@MainActor` tests share the one queue).
   package var blocksStartedByAnyTest: Int
-  /// The main thread runs a main-actor job of another test now: if it stays there, that test
-  /// blocks the main queue, and its own watch reports it. This test waits longer before it
-  /// reports the stall as its own (``MainQueueWatchState/looksBehindAnotherTest``).
+  /// The main thread runs a main-actor job of another test now, or of a test that does not use
+  /// Tempo: if it stays there, that test blocks the main queue, and a watch of its own reports
+  /// it, if it has one. This test waits longer before it reports the stall as its own
+  /// (``Guesses/mainQueueLooksBehindAnotherTest``). (A long synchronous `@MainActor` test beside
+  /// it would otherwise be reported as this test's stall after a second.)
   package var isBehindAnotherTest: Bool
 
   package init(
@@ -105,9 +112,10 @@ package struct MainQueueObservation: Equatable, Sendable {
 /// starts, the main thread is blocked, or not draining the queue. (Other tests' blocks ahead
 /// of it that keep starting make a busy queue, not a stalled one. A main-actor job of another
 /// test that blocks the main thread is that test's stall, which its own watch reports: a test
-/// stuck behind it waits ``looksBehindAnotherTest`` times as many looks before it reports the
-/// stall too, so that a parallel suite blames the test that blocked, and nobody waits for
-/// ever.)
+/// stuck behind it waits ``Guesses/mainQueueLooksBehindAnotherTest`` times as many looks
+/// before it reports the stall too, so that a parallel suite blames the test that blocked, and
+/// nobody waits for ever. So does a test behind a long main-actor job of a test that does not
+/// use Tempo.)
 ///
 /// ```swift
 /// var state = MainQueueWatchState<String>(looksToFire: 4)

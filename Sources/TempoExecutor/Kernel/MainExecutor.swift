@@ -133,7 +133,7 @@ final class MainExecutor: SerialExecutor, @unchecked Sendable {
       let startedAt = isTask ? owner?.systemSleepWindowStart(of: task) ?? 0 : 0
       let slot = RunningJob.enter(
         owner, task: isTask ? task : nil, startedAt: startedAt, handOffs: 1, isMainJob: true)
-      var id: UInt = 0
+      var id = MainQueueActivity.noTest
       if let owner = running.owner { id = MainQueueActivity.workID(owner) }
       let work = MainQueueActivity.enterWork(id)
       // While no task prefers the stand-in, as before; else `runPreferring`. A job that began
