@@ -19,8 +19,10 @@ enum MainQueueActivity {
   private static let runningFor = Atomic<UInt>(0)
 
   /// What ``enterWork(_:)`` records for a main-actor job that came through Tempo for no test: a
-  /// test that does not use Tempo, beside one that does. No executor's address.
-  static let noTest: UInt = 1
+  /// test that does not use Tempo, beside one that does. No executor's address. (Computed, not
+  /// a stored constant, whose accessor a debug build calls through `swift_once` at every
+  /// main-actor job.)
+  static var noTest: UInt { 1 }
 
   /// Queues `block` on the main queue as a plain block. (`DispatchQueue.main.async { … }`
   /// would make the closure `@MainActor`, and Swift checks such a closure's isolation when a
