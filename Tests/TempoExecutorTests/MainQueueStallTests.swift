@@ -312,6 +312,29 @@ import Testing
     #expect(read.isBehind)
   }
 
+  /// A job of a `@MainActor` test that its executor runs in a pump block on the main queue (a
+  /// task of the test with no isolation) is that test's work, as its main-actor jobs are.
+  @MainActor @Test func aJobInAPumpBlockIsItsTestsWork() async {
+    await withTestExecutor {
+      guard let mine = TestExecutor.openScope, mine.pumpsOnMainQueue else {
+        Issue.record("the scope has no executor, or pumps elsewhere than on the main queue")
+        return
+      }
+      let other = TestExecutor()
+      defer { other.close() }
+      let read = await Task.detached {
+        (
+          inAPumpBlock: RunningJob.executor === mine && RuntimeHooks.isOnMainQueue,
+          isMine: !MainQueueActivity.runsWork(ofAnotherTestThan: mine),
+          isAnothers: MainQueueActivity.runsWork(ofAnotherTestThan: other)
+        )
+      }.value
+      #expect(read.inAPumpBlock, "the job did not run in a pump block of the scope's executor")
+      #expect(read.isMine)
+      #expect(read.isAnothers)
+    }
+  }
+
   @MainActor static func expectTheScopesJobIsItsOwn() async {
     await withTestExecutor {
       guard let mine = TestExecutor.openScope else {

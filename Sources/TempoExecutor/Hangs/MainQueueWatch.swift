@@ -12,10 +12,9 @@ import Synchronization
 @available(TempoTestExecutor 1.0, *)
 enum MainQueueActivity {
   private static let started = Atomic<Int>(0)
-  /// The address of the executor whose main-actor job the main queue runs now, ``noTest`` for a
-  /// main-actor job of no test, 0 for none. An identity only, never read through. (Not its pump
-  /// blocks, which run most of a `@MainActor` test's jobs: marking each cost 4–8 % of a debug
-  /// test that yields on the main actor.)
+  /// The address of the executor whose work the main queue runs now (a main-actor job of its
+  /// test, or its pump block), ``noTest`` for a main-actor job of no test, 0 for none. An
+  /// identity only, never read through.
   private static let runningFor = Atomic<UInt>(0)
 
   /// What ``enterWork(_:)`` records for a main-actor job that came through Tempo for no test: a
@@ -63,7 +62,8 @@ enum MainQueueActivity {
   static func leaveWork(to previous: UInt) { runningFor.store(previous, ordering: .relaxed) }
 
   /// Whether the main queue runs work of a test other than `executor`'s now: a main-actor job
-  /// that came through Tempo for another executor, or for no test.
+  /// that came through Tempo for another executor, or for no test, or another executor's pump
+  /// block.
   static func runsWork(ofAnotherTestThan executor: TestExecutor) -> Bool {
     let running = runningFor.load(ordering: .relaxed)
     return running != 0 && running != workID(Unmanaged.passUnretained(executor))
@@ -83,9 +83,9 @@ package struct MainQueueObservation: Equatable, Sendable {
   /// any change means the main queue moves, if only through other tests' work queued ahead
   /// of this test's (a whole suite's `@MainActor` tests share the one queue).
   package var blocksStartedByAnyTest: Int
-  /// The main thread runs a main-actor job of another test now, or of a test that does not use
-  /// Tempo: if it stays there, that test blocks the main queue, and a watch of its own reports
-  /// it, if it has one. This test waits longer before it reports the stall as its own
+  /// The main thread runs work of another test now (a main-actor job or a pump block), or a
+  /// main-actor job of a test that does not use Tempo: if it stays there, that test blocks the
+  /// main queue, and a watch of its own reports it, if it has one. This test waits longer before it reports the stall as its own
   /// (``Guesses/mainQueueLooksBehindAnotherTest``). (A long synchronous `@MainActor` test beside
   /// it would otherwise be reported as this test's stall after a second.)
   package var isBehindAnotherTest: Bool
