@@ -122,9 +122,9 @@ enum Guesses {
   /// count again: 3. A look's own length is not a gap.
   static let hangGapPeriods: UInt64 = 3
 
-  /// How many times ``hangLooksToFire`` a test waits for a main queue busy with a main-actor job
-  /// of another test (or of a test that does not use Tempo) before it reports the main queue
-  /// stalled: 4.
+  /// How many times ``hangLooksToFire`` a test waits for a main queue busy with another test's
+  /// work (a main-actor job or pump block, or a main-actor job of a test that does not use
+  /// Tempo) before it reports the main queue stalled: 4.
   static let mainQueueLooksBehindAnotherTest = 4
 
   // MARK: System sleeps

@@ -85,9 +85,10 @@ package struct MainQueueObservation: Equatable, Sendable {
   package var blocksStartedByAnyTest: Int
   /// The main thread runs work of another test now (a main-actor job or a pump block), or a
   /// main-actor job of a test that does not use Tempo: if it stays there, that test blocks the
-  /// main queue, and a watch of its own reports it, if it has one. This test waits longer before it reports the stall as its own
-  /// (``Guesses/mainQueueLooksBehindAnotherTest``). (A long synchronous `@MainActor` test beside
-  /// it would otherwise be reported as this test's stall after a second.)
+  /// main queue, and a watch of its own reports it, if it has one. This test waits longer
+  /// before it reports the stall as its own (``Guesses/mainQueueLooksBehindAnotherTest``). (A
+  /// long synchronous `@MainActor` test beside it would otherwise be reported as this test's
+  /// stall after a second.)
   package var isBehindAnotherTest: Bool
 
   package init(
@@ -112,12 +113,12 @@ package struct MainQueueObservation: Equatable, Sendable {
 /// started either, while the test waited for quiet. The main queue runs its blocks in order, so
 /// a pump block that does not start means nothing behind it runs either; if nothing ahead of it
 /// starts, the main thread is blocked, or not draining the queue. (Other tests' blocks ahead
-/// of it that keep starting make a busy queue, not a stalled one. A main-actor job of another
-/// test that blocks the main thread is that test's stall, which its own watch reports: a test
-/// stuck behind it waits ``Guesses/mainQueueLooksBehindAnotherTest`` times as many looks
-/// before it reports the stall too, so that a parallel suite blames the test that blocked, and
-/// nobody waits for ever. So does a test behind a long main-actor job of a test that does not
-/// use Tempo.)
+/// of it that keep starting make a busy queue, not a stalled one. A main-actor job or pump block
+/// of another test that blocks the main thread is that test's stall, which its own watch
+/// reports: a test stuck behind it waits ``Guesses/mainQueueLooksBehindAnotherTest`` times as
+/// many looks before it reports the stall too, so that a parallel suite blames the test that
+/// blocked, and nobody waits for ever. So does a test behind a long main-actor job of a test
+/// that does not use Tempo.)
 ///
 /// ```swift
 /// var state = MainQueueWatchState<String>(looksToFire: 4)
