@@ -294,8 +294,8 @@ import Testing
   /// A main-actor job of a test that does not use Tempo, run while another test's executor is
   /// open (so that it comes through Tempo's main executor), is not that executor's work: a test
   /// stuck behind it waits four times as long before it reports the main queue stalled, as
-  /// behind another test's job. (As no test's, a long synchronous `@MainActor` test made a
-  /// `@MainActor` test beside it report a stall of its own after a second.)
+  /// behind another test's job. (Read as no test's, a long synchronous `@MainActor` test would
+  /// make a `@MainActor` test beside it report a stall of its own after a second.)
   @MainActor @Test func aMainActorJobOfNoTestIsAnotherTestsWork() async {
     guard #available(TempoTestExecutor 1.0, *) else { return }
     let other = await Task.detached { TestExecutor() }.value
