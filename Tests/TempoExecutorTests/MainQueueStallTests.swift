@@ -383,8 +383,7 @@ import Testing
     ) {
       await Self.aSynchronousWaitForAsyncWorkOnTheMainActor()
     }
-    let standardError = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-    #expect(!standardError.contains("Fatal error"), "\(standardError)")
+    #expect(!standardError(of: result).contains("Fatal error"), "\(standardError(of: result))")
   }
 
   @MainActor private static func aSynchronousWaitForAsyncWorkOnTheMainActor() async {
@@ -428,8 +427,7 @@ import Testing
     ) {
       await Self.aMainQueueThatDoesNotRun()
     }
-    let standardError = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-    #expect(!standardError.contains("Fatal error"), "\(standardError)")
+    #expect(!standardError(of: result).contains("Fatal error"), "\(standardError(of: result))")
   }
 
   @MainActor private static func aMainQueueThatDoesNotRun() async {

@@ -113,7 +113,7 @@ import Testing
           }
         pair.0.withLock { pair.1.withLock {} }
       }
-      let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+      let message = standardError(of: result)
       #expect(message.contains("Tempo's lock order"))
       #expect(message.contains("PlatformTests.swift"))  // where each lock was made
     }

@@ -115,6 +115,12 @@ public func countingIssues(
   return counter.messages.values
 }
 
+/// What an exit test's child process wrote to its standard error (observed with
+/// `\.standardErrorContent`): a failed `precondition`'s message, say.
+public func standardError(of result: ExitTest.Result?) -> String {
+  String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+}
+
 /// An issue reporter that only remembers the messages it is given.
 private struct IssueCounter: IssueReporter {
   let messages = Log<String>()
