@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import TempoCore
+import TempoRuntimeABI
 @_spi(TempoInternals) import TempoSupport
 import TempoTestHelpers
 import Testing
@@ -9,7 +10,8 @@ import Testing
 
 /// The hang watch's real-time guesses (``Guesses``), driven by a clock the test moves: a sleep
 /// that holds its test up is reported four looks, a quarter of a second apart, after the look
-/// that first sees it, and a gap in the looks starts the count again. No real time passes.
+/// that first sees it, pending work that holds it up two looks later, and a gap in the looks
+/// starts the count again. No real time passes.
 @Suite struct HangWatchTimeTests {
   /// A hang watch timed by a clock the test moves (with the guesses' own period and looks),
   /// following a sleep of the test's own task on a timeline nothing advances: answers the clock
@@ -86,5 +88,125 @@ import Testing
     #expect(
       second.withLock { $0 } is EndedBlockedOnTime,
       "the long look was taken for a gap, and the count started again")
+  }
+
+  /// A test's task waiting, quiet, while work is pending on a source nothing advances (a
+  /// pipeline read through `.values`) is reported two looks after a sleep would be: six looks
+  /// after the look that first sees it, 1.75 s on this clock. Then its task is cancelled.
+  @Test func pendingWorkThatHoldsItsTestUpIsReportedTwoLooksAfterASleepWouldBe() async {
+    let time = ManualTime()
+    let watch = HangWatch(
+      looksToFire: Guesses.hangLooksToFire, periodMilliseconds: Guesses.hangLookPeriodMilliseconds,
+      time: time)
+    let waiting = SuspendedTask()
+    let source = PendingSource()
+    tempo_task_retain(waiting.address)
+    let watched = WatchedWork(
+      source: source, role: .testTask(nil), test: waiting.address, scheduling: nil, reporter: nil)
+    #expect(watch.watch(watched))
+    let reports = countingIssues {
+      time.advance(byMilliseconds: 1_749)
+      #expect(!waiting.isCancelled, "reported before the sixth look after the first")
+      time.advance(byMilliseconds: 1)
+    }
+    #expect(waiting.isCancelled, "the test's task was not cancelled six looks after the first")
+    #expect(reports.count == 1)
+    #expect(reports.first?.contains("1.5 seconds") == true, "\(reports)")
+    await waiting.end()
+  }
+
+  /// Pending work that moves (the source ran an action since the last look) holds nothing up:
+  /// the count starts again from the look that sees it move.
+  @Test func pendingWorkThatMovesStartsTheCountAgain() async {
+    let time = ManualTime()
+    let watch = HangWatch(
+      looksToFire: Guesses.hangLooksToFire, periodMilliseconds: Guesses.hangLookPeriodMilliseconds,
+      time: time)
+    let waiting = SuspendedTask()
+    let source = PendingSource()
+    tempo_task_retain(waiting.address)
+    let watched = WatchedWork(
+      source: source, role: .testTask(nil), test: waiting.address, scheduling: nil, reporter: nil)
+    #expect(watch.watch(watched))
+    let reports = countingIssues {
+      time.advance(byMilliseconds: 1_500)  // the first look and five more
+      source.progress()
+      time.advance(byMilliseconds: 1_749)  // the look that sees it move, and six more but one
+      #expect(!waiting.isCancelled, "a look after the work moved counted the looks before it")
+      time.advance(byMilliseconds: 1)
+    }
+    #expect(waiting.isCancelled)
+    #expect(reports.count == 1)
+    await waiting.end()
+  }
+
+}
+
+/// A time source with work pending that nothing advances, as the hang watch reads one: its
+/// progress moves only when the test says so.
+private final class PendingSource: WatchedWorkSource, @unchecked Sendable {
+  // Invariant: `mark` is atomic; everything else is constant.
+  private let mark = Atomic<UInt64>(0)
+
+  var progressMark: UInt64 { mark.load(ordering: .relaxed) }
+  var hasPendingWork: Bool { true }
+  var isAdvancedByItself: Bool { false }
+  var name: String { "TestScheduler" }
+  var leftoverDescription: String? { "TestScheduler: 1 action pending" }
+  var scheduledCount: UInt64 { 1 }
+  var creationLine: TempoSupport.SourceLocation? { nil }
+  var pendingSleeps: [PendingSleep] { [] }
+  func watchStarted() {}
+  func watchEnded() {}
+
+  /// The source ran an action.
+  func progress() { mark.add(1, ordering: .relaxed) }
+}
+
+/// A task suspended for certain, on a continuation only ``end()`` resumes: its jobs run on an
+/// executor of its own, by hand, so that it has suspended once the job that awaits has run.
+private final class SuspendedTask: TaskExecutor, @unchecked Sendable {
+  // Invariant: `state` guards the jobs, the continuation and the task's address; jobs are run
+  // after unlocking. The runtime holds this executor unowned: the task ends in `end()`, which
+  // its caller awaits while holding it.
+  private let state = LockedBox<
+    (jobs: [UnownedJob], continuation: UnsafeContinuation<Void, Never>?, address: UnsafeRawPointer?)
+  >(([], nil, nil))
+  private var task: Task<Void, Never>?
+
+  init() {
+    task = Task(executorPreference: self) { [state] in
+      let address = withUnsafeCurrentTask { unsafeBitCast($0!, to: UnsafeRawPointer.self) }
+      state.withLock { $0.address = address }
+      await withUnsafeContinuation { continuation in
+        state.withLock { $0.continuation = continuation }
+      }
+    }
+    runJobs()
+  }
+
+  /// The task's address (the runtime's task object), while the task is alive.
+  var address: UnsafeRawPointer { state.withLock { $0.address! } }
+
+  /// Whether the task has been cancelled.
+  var isCancelled: Bool { task?.isCancelled ?? false }
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    state.withLock { $0.jobs.append(job) }
+  }
+
+  /// Resumes the task and runs it to its end.
+  func end() async {
+    let continuation = state.withLock { $0.continuation }
+    continuation?.resume()
+    runJobs()
+    await task?.value
+  }
+
+  private func runJobs() {
+    while let job = state.withLock({ $0.jobs.isEmpty ? nil : $0.jobs.removeFirst() }) {
+      job.runSynchronously(on: asUnownedTaskExecutor())
+    }
   }
 }
