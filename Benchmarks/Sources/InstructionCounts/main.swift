@@ -2,7 +2,9 @@
 // Valgrind's callgrind (see instructions.sh): the count covers `measured` alone, so start-up
 // and the workload's set-up of its offsets are left out.
 //
-//   InstructionCounts <workload> <size>        a workload of Workloads, or "floor"; a
+//   InstructionCounts <workload> <size>        a workload of Workloads (a scheduler workload,
+//                                              or a whole test such as "search-as-you-type",
+//                                              which ignores the size), or "floor"; a
 //                                              workload named "api-floor/<workload>" runs on
 //                                              the floor behind Combine's API (SchedulerFloor)
 //                                              a workload named "combine-schedulers/<workload>"
@@ -82,10 +84,15 @@ let apiFloor = "api-floor/"
 let peer = "combine-schedulers/"
 let prefix = [apiFloor, peer].first { name.hasPrefix($0) } ?? ""
 let workloadName = String(name.dropFirst(prefix.count))
+func everyWorkload<S: Scheduler>(
+  _ test: SchedulerUnderTest<S>
+) -> [(key: String, value: (Int) -> Int)] {
+  Array(schedulerWorkloads(test)) + Array(wholeTestWorkloads(test))
+}
 let workloads =
   name.hasPrefix(apiFloor)
-  ? schedulerWorkloads(schedulerFloor)
-  : name.hasPrefix(peer) ? schedulerWorkloads(peerScheduler) : schedulerWorkloads(tempoScheduler)
+  ? everyWorkload(schedulerFloor)
+  : name.hasPrefix(peer) ? everyWorkload(peerScheduler) : everyWorkload(tempoScheduler)
 let workload: (Int) -> Int
 if name == "floor" {
   workload = floorWorkload

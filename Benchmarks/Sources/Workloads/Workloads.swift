@@ -191,6 +191,36 @@ public func schedulerWorkloads<S: Scheduler>(
   ]
 }
 
+/// Whole tests, as a user writes one, for `InstructionCounts` alone (their size is ignored, so
+/// the package benchmarks, which scale a workload, leave them out).
+public func wholeTestWorkloads<S: Scheduler>(
+  _ test: SchedulerUnderTest<S>
+) -> KeyValuePairs<String, (Int) -> Int> {
+  [
+    // WholeTests' `combine-search-debounce` without its model and its main actor: three
+    // queries typed 100 ms apart, through `debounce` and `receive(on:)`, searched once, 300 ms
+    // after the last.
+    "search-as-you-type": { _ in
+      let scheduler = test.make()
+      let query = PassthroughSubject<String, Never>()
+      var searches = 0
+      let cancellable = query.debounce(for: .milliseconds(300), scheduler: scheduler)
+        .receive(on: scheduler)
+        .sink { _ in searches += 1 }
+      query.send("a")
+      test.advance(scheduler, .milliseconds(100))
+      query.send("ab")
+      test.advance(scheduler, .milliseconds(100))
+      query.send("abc")
+      test.advance(scheduler, .milliseconds(299))
+      precondition(searches == 0, "searched before the pause")
+      test.advance(scheduler, .milliseconds(1))
+      cancellable.cancel()
+      return searches
+    }
+  ]
+}
+
 /// The clock operations a workload needs.
 public struct ClockUnderTest<C: Clock>: Sendable where C.Duration == Duration {
   public let make: @Sendable () -> C
