@@ -5,7 +5,7 @@ extension Timeline {
   /// and answers `now` for it.
   package func target(advancingBy stride: Interval, at location: SourceLocation) -> Time {
     lock.lock()
-    var target = state.now
+    var target = TimelineEvents.now(state)
     let problem = timelineTarget(
       from: target, advancingBy: stride, advancedBy: state.advancedBy, into: &target)
     lock.unlock()

@@ -102,7 +102,7 @@ extension Timeline {
     // `lock()` and `unlock()` rather than `withLock`: returning the closure from the generic
     // `withLock` would re-wrap it in a thunk, one allocation per cancellation.
     lock.lock()
-    guard let action = state.cancel(handle) else {
+    guard let action = TimelineEvents.cancel(&state, handle) else {
       // Cancelled before, or already run: nothing to release (a `Cancellable` that cancels
       // again when released, as `AnyCancellable` does, comes here every time).
       lock.unlock()

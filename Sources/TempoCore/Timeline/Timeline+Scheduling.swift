@@ -10,7 +10,8 @@ extension Timeline {
   package func schedule(after date: Time, at location: SourceLocation, _ action: @escaping Action) {
     let (problem, released, auto, watch) = lock.withLock {
       () -> (TimelineState<Time, Interval>.DateProblem?, AnyObject?, AutoAdvance?, Bool) in
-      let problem = state.insert(.once(action), after: date, sequence: takeSequence()).problem
+      let problem = TimelineEvents.insert(
+        &state, .once(action), after: date, sequence: takeSequence())
       return (problem, updateHold(), self.auto, startsWatchingPendingWork())
     }
     withExtendedLifetime(released) {}
@@ -94,7 +95,8 @@ extension Timeline {
     let (problem, released, auto, watch) = lock.withLock {
       () -> (TimelineState<Time, Interval>.DateProblem?, AnyObject?, AutoAdvance?, Bool) in
       (
-        state.schedule(handle, after: date, sequence: takeSequence()), updateHold(), self.auto,
+        TimelineEvents.schedule(&state, handle, after: date, sequence: takeSequence()),
+        updateHold(), self.auto,
         startsWatchingPendingWork()
       )
     }

@@ -176,7 +176,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   }
 
   /// The current virtual time.
-  package var now: Time { lock.withLock { state.now } }
+  package var now: Time { lock.withLock { TimelineEvents.now(state) } }
 
   /// Whether this timeline shares its time with others (its advances drive them all).
   package var isShared: Bool { sharing != nil }
@@ -200,7 +200,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   package func takeNext(dueBy bound: DueBound, at location: SourceLocation) -> Action? {
     var released: AnyObject?
     lock.lock()
-    let taken = state.takeNext(dueBy: bound)
+    let taken = TimelineEvents.takeNext(&state, dueBy: bound)
     if taken != nil { progress &+= 1 }
     if sharing != nil { released = updateHold() }
     lock.unlock()
@@ -223,7 +223,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
     // `lock()` and `unlock()` rather than `withLock`: a closure over generic state costs the
     // state's metadata at every call in unspecialized code.
     lock.lock()
-    state.finish(at: target)
+    TimelineEvents.finish(&state, at: target)
     progress &+= 1
     lock.unlock()
   }
@@ -238,7 +238,7 @@ package final class Timeline<Time: Comparable, Interval: Comparable & AdditiveAr
   /// Call with the lock held.
   func takeSequence() -> UInt64 {
     if let sharing { return sharing.group.takeSequence() }
-    return state.takeSequence()
+    return TimelineEvents.takeSequence(&state)
   }
 
   /// Tells the group whether to keep this timeline alive, when that changes (see

@@ -15,9 +15,12 @@
 /// fixed layout, and unspecialized code then looks up the struct's metadata (a few hundred
 /// instructions) on every access to any of its fields. That is why `now`, a `Time`, is not a
 /// field here but in an object of its own, which finds its field through the instance's own
-/// metadata. For the same reason this state's events are inlined into ``Timeline``:
-/// unspecialized code that calls a method of a generic struct looks up the struct's metadata to
-/// pass it, at every call.
+/// metadata. For the same reason ``Timeline`` runs the events on the path of every action through
+/// ``TimelineEvents``, generic functions into which a debug build inlines them: unspecialized
+/// code that calls a method of a generic struct looks up the struct's metadata to pass it, at
+/// every call. Those events are `@_transparent` in debug builds only (the one inlining a debug
+/// build does, within a file), `@inline(__always)` in release builds, which measured up to 4 %
+/// more instructions with them transparent (`Benchmarks/Logs/heap-in-debug-2026-12-07.md`).
 struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic>: ~Copyable {
   typealias Action = () -> Void
   typealias Handle = Timeline<Time, Interval>.Handle
@@ -57,7 +60,11 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   /// when the state is made: the first lookup of a conformance in a process scans the runtime's
   /// conformance records, a few hundred thousand instructions that a timeline with no repeating
   /// work should not pay.
-  @inline(__always)
+  #if DEBUG
+    @_transparent
+  #else
+    @inline(__always)
+  #endif
   mutating func gridOfRepeats() -> (any TimelineGridStride.Type)? {
     if !hasLookedUpGrid {
       grid = gridStride(for: Interval.self)
@@ -67,7 +74,11 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   }
 
   /// The current virtual time.
-  @inline(__always)
+  #if DEBUG
+    @_transparent
+  #else
+    @inline(__always)
+  #endif
   var now: Time { current.now }
 
   /// How many entries are waiting to run (cancelled ones excluded).
@@ -83,7 +94,11 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   var scheduledCount: UInt64 { nextSequence }
 
   /// The next sequence number of a timeline that numbers its own work.
-  @inline(__always)
+  #if DEBUG
+    @_transparent
+  #else
+    @inline(__always)
+  #endif
   mutating func takeSequence() -> UInt64 {
     defer { nextSequence &+= 1 }
     return nextSequence
@@ -94,7 +109,11 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   /// so the job is left out.
   ///
   /// - Complexity: O(log n)
-  @inline(__always)
+  #if DEBUG
+    @_transparent
+  #else
+    @inline(__always)
+  #endif
   mutating func insert(
     _ job: TimelineJob, after date: Time, sequence: UInt64
   ) -> (problem: DateProblem?, due: Time) {
@@ -109,7 +128,11 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   /// Inserts a cancellable `handle` at `date` (see ``insert(_:after:sequence:)``) and records
   /// the date of its first run, from which its repeats are counted. A handle that cannot be
   /// ordered is cancelled at once; the caller still holds its action, so nothing is released.
-  @inline(__always)
+  #if DEBUG
+    @_transparent
+  #else
+    @inline(__always)
+  #endif
   mutating func schedule(_ handle: Handle, after date: Time, sequence: UInt64) -> DateProblem? {
     let (problem, due) = insert(.handle(handle), after: date, sequence: sequence)
     handle.start = due
@@ -122,7 +145,11 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   /// it had none (cancelled already, or it ran and does not repeat).
   ///
   /// - Complexity: amortized O(1)
-  @inline(__always)
+  #if DEBUG
+    @_transparent
+  #else
+    @inline(__always)
+  #endif
   mutating func cancel(_ handle: TimelineHandle) -> Action? {
     guard let action = handle.action else { return nil }
     handle.action = nil
@@ -151,7 +178,11 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   /// The caller runs the action.
   ///
   /// - Complexity: O(log n)
-  @inline(__always)
+  #if DEBUG
+    @_transparent
+  #else
+    @inline(__always)
+  #endif
   mutating func takeNext(dueBy bound: DueBound) -> Taken? {
     var date = now
     while let (job, sequence) = pending.removeFirst(dueBy: bound, date: &date) {
@@ -182,7 +213,11 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   /// Puts a repeating handle that just came due back at its next date, keeping its sequence
   /// number. If its interval cannot move `date`, it stops repeating (its action is cleared, but
   /// the caller runs and then releases it) and this answers false.
-  @inline(__always)
+  #if DEBUG
+    @_transparent
+  #else
+    @inline(__always)
+  #endif
   private mutating func rearm(_ handle: Handle, from date: Time, sequence: UInt64) -> Bool {
     var next = date
     // `grid` was looked up when the repeating handle was scheduled.
@@ -202,7 +237,11 @@ struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic
   }
 
   /// Ends an advance: `now` becomes `target` unless it is already later.
-  @inline(__always)
+  #if DEBUG
+    @_transparent
+  #else
+    @inline(__always)
+  #endif
   mutating func finish(at target: Time) {
     if now < target { current.now = target }
   }
@@ -310,5 +349,62 @@ final class CurrentTime<Time> {
 
   init(_ now: Time) {
     self.now = now
+  }
+}
+
+/// The events of a timeline's state on the path of every action, as generic functions for
+/// ``Timeline`` to call rather than the state's methods: a debug build passes a method of a
+/// generic struct the struct's own metadata, looked up at every call (about 160 instructions,
+/// six times an action), while a generic function takes `Time` and `Interval`, which the
+/// timeline's method holds already. Each inlines its event (`@_transparent`, which a debug build
+/// honours within a file), so none calls a method of the state.
+enum TimelineEvents {
+  @inline(__always)
+  static func now<Time, Interval>(_ state: borrowing TimelineState<Time, Interval>) -> Time {
+    state.now
+  }
+
+  @inline(__always)
+  static func takeSequence<Time, Interval>(
+    _ state: inout TimelineState<Time, Interval>
+  ) -> UInt64 {
+    state.takeSequence()
+  }
+
+  @inline(__always)
+  static func insert<Time, Interval>(
+    _ state: inout TimelineState<Time, Interval>, _ job: TimelineJob, after date: Time,
+    sequence: UInt64
+  ) -> TimelineDateProblem? {
+    state.insert(job, after: date, sequence: sequence).problem
+  }
+
+  @inline(__always)
+  static func schedule<Time, Interval>(
+    _ state: inout TimelineState<Time, Interval>, _ handle: Timeline<Time, Interval>.Handle,
+    after date: Time, sequence: UInt64
+  ) -> TimelineDateProblem? {
+    state.schedule(handle, after: date, sequence: sequence)
+  }
+
+  @inline(__always)
+  static func cancel<Time, Interval>(
+    _ state: inout TimelineState<Time, Interval>, _ handle: TimelineHandle
+  ) -> (() -> Void)? {
+    state.cancel(handle)
+  }
+
+  @inline(__always)
+  static func takeNext<Time, Interval>(
+    _ state: inout TimelineState<Time, Interval>, dueBy bound: DueBound
+  ) -> TimelineTaken? {
+    state.takeNext(dueBy: bound)
+  }
+
+  @inline(__always)
+  static func finish<Time, Interval>(
+    _ state: inout TimelineState<Time, Interval>, at target: Time
+  ) {
+    state.finish(at: target)
   }
 }
