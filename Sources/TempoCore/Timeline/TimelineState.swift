@@ -19,7 +19,7 @@
 /// ``TimelineEvents``, generic functions into which a debug build inlines them: unspecialized
 /// code that calls a method of a generic struct looks up the struct's metadata to pass it, at
 /// every call. Those events are `@_transparent` in debug builds only (the one inlining a debug
-/// build does, within a file), `@inline(__always)` in release builds, which measured up to 4 %
+/// build does, within a file), `@inline(__always)` in release builds, which measured up to 5 %
 /// more instructions with them transparent (`Benchmarks/Logs/heap-in-debug-2026-12-07.md`).
 struct TimelineState<Time: Comparable, Interval: Comparable & AdditiveArithmetic>: ~Copyable {
   typealias Action = () -> Void
