@@ -18,10 +18,29 @@ import Testing
   /// and how the sleep ended, once it has.
   private func watchedBlockedSleep() -> (ManualTime, LockedBox<(any Error)?>) {
     let time = ManualTime()
-    let watch = HangWatch(
+    let watch = hangWatch(timedBy: time)
+    return (time, watchBlockedSleep(by: watch))
+  }
+
+  /// A hang watch with the guesses' own period and looks, timed by `time`.
+  private func hangWatch(timedBy time: ManualTime) -> HangWatch {
+    HangWatch(
       looksToFire: Guesses.hangLooksToFire, periodMilliseconds: Guesses.hangLookPeriodMilliseconds,
       time: time)
-    return (time, watchBlockedSleep(by: watch))
+  }
+
+  /// A hang watch timed by a clock the test moves, following a source whose work is pending for
+  /// a test whose task is held suspended: answers the clock, the task and the source, which the
+  /// caller keeps alive (the watch holds it weakly).
+  private func watchedPendingWork() -> (ManualTime, SuspendedTask, PendingSource) {
+    let time = ManualTime()
+    let waiting = SuspendedTask()
+    let source = PendingSource()
+    tempo_task_retain(waiting.address)
+    let watched = WatchedWork(
+      source: source, role: .testTask(nil), test: waiting.address, scheduling: nil, reporter: nil)
+    #expect(hangWatch(timedBy: time).watch(watched))
+    return (time, waiting, source)
   }
 
   /// Has `watch` follow a sleep of a test's own task on a timeline nothing advances; answers how
@@ -72,9 +91,7 @@ import Testing
   /// not the watch held up: the test beside it counts on across it.
   @Test func aLongLookIsNoGap() {
     let time = ManualTime()
-    let watch = HangWatch(
-      looksToFire: Guesses.hangLooksToFire, periodMilliseconds: Guesses.hangLookPeriodMilliseconds,
-      time: time)
+    let watch = hangWatch(timedBy: time)
     // The first test's sleep is reported at 1.25 s, and its look then takes a second.
     let first = watchBlockedSleep(by: watch) { time.holdUp(byMilliseconds: 1_000) }
     time.advance(byMilliseconds: 500)
@@ -94,16 +111,7 @@ import Testing
   /// pipeline read through `.values`) is reported two looks after a sleep would be: six looks
   /// after the look that first sees it, 1.75 s on this clock. Then its task is cancelled.
   @Test func pendingWorkThatHoldsItsTestUpIsReportedTwoLooksAfterASleepWouldBe() async {
-    let time = ManualTime()
-    let watch = HangWatch(
-      looksToFire: Guesses.hangLooksToFire, periodMilliseconds: Guesses.hangLookPeriodMilliseconds,
-      time: time)
-    let waiting = SuspendedTask()
-    let source = PendingSource()
-    tempo_task_retain(waiting.address)
-    let watched = WatchedWork(
-      source: source, role: .testTask(nil), test: waiting.address, scheduling: nil, reporter: nil)
-    #expect(watch.watch(watched))
+    let (time, waiting, source) = watchedPendingWork()
     let reports = countingIssues {
       time.advance(byMilliseconds: 1_749)
       #expect(!waiting.isCancelled, "reported before the sixth look after the first")
@@ -112,22 +120,15 @@ import Testing
     #expect(waiting.isCancelled, "the test's task was not cancelled six looks after the first")
     #expect(reports.count == 1)
     #expect(reports.first?.contains("1.5 seconds") == true, "\(reports)")
+    // The watch holds its source weakly: kept to here, as a test keeps its scheduler.
+    withExtendedLifetime(source) {}
     await waiting.end()
   }
 
   /// Pending work that moves (the source ran an action since the last look) holds nothing up:
   /// the count starts again from the look that sees it move.
   @Test func pendingWorkThatMovesStartsTheCountAgain() async {
-    let time = ManualTime()
-    let watch = HangWatch(
-      looksToFire: Guesses.hangLooksToFire, periodMilliseconds: Guesses.hangLookPeriodMilliseconds,
-      time: time)
-    let waiting = SuspendedTask()
-    let source = PendingSource()
-    tempo_task_retain(waiting.address)
-    let watched = WatchedWork(
-      source: source, role: .testTask(nil), test: waiting.address, scheduling: nil, reporter: nil)
-    #expect(watch.watch(watched))
+    let (time, waiting, source) = watchedPendingWork()
     let reports = countingIssues {
       time.advance(byMilliseconds: 1_500)  // the first look and five more
       source.progress()
