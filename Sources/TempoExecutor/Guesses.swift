@@ -127,6 +127,14 @@ enum Guesses {
   /// Tempo) before it reports the main queue stalled: 4.
   static let mainQueueLooksBehindAnotherTest = 4
 
+  /// How many times as many looks the main queue may stand still while the thread that drains
+  /// it could run, before it is reported stalled: 10 (about ten seconds). A look counts toward
+  /// the report in a second only while that thread waits in the kernel (blocked: the rule, read
+  /// from the operating system, ``MainQueueActivity/drainerRuns``). A thread that could run is
+  /// starved on a loaded machine, or busy with blocks that are not Tempo's, and moves on; one
+  /// that spins on the main thread for ever looks the same, and is reported after this.
+  static let mainQueueLooksWhileItsThreadRuns = 10
+
   // MARK: System sleeps
 
   /// The window a system sleep's length is recovered in, when the job that read the clock has

@@ -85,3 +85,78 @@ extern void swift_release(void *object);
 void tempo_task_retain(const void *task) { swift_retain((void *)task); }
 
 void tempo_task_release(const void *task) { swift_release((void *)task); }
+
+#if defined(__linux__)
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+uint64_t tempo_current_thread(void) {
+  static __thread uint64_t thread = 0;
+  if (thread == 0) thread = (uint64_t)syscall(SYS_gettid);
+  return thread;
+}
+
+int tempo_thread_runs(uint64_t thread) {
+  if (thread == 0) return -1;
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/task/%llu/stat", (unsigned long long)thread);
+  int file = open(path, O_RDONLY | O_CLOEXEC);
+  if (file < 0) return -1;
+  // "<tid> (<name>) <state> ...": the name is at most 16 bytes, and may hold parentheses, so
+  // the state follows the last one.
+  char text[256];
+  ssize_t length = read(file, text, sizeof text - 1);
+  close(file);
+  if (length <= 0) return -1;
+  text[length] = 0;
+  const char *name_end = strrchr(text, ')');
+  if (name_end == NULL || name_end[1] != ' ') return -1;
+  switch (name_end[2]) {
+  case 'R':
+    return 1;
+  case 'S':
+  case 'D':
+  case 'T':
+  case 't':
+    return 0;
+  default:
+    return -1;
+  }
+}
+
+#elif defined(__APPLE__)
+#include <mach/mach.h>
+#include <pthread.h>
+
+uint64_t tempo_current_thread(void) { return pthread_mach_thread_np(pthread_self()); }
+
+int tempo_thread_runs(uint64_t thread) {
+  if (thread == 0) return -1;
+  thread_basic_info_data_t info;
+  mach_msg_type_number_t count = THREAD_BASIC_INFO_COUNT;
+  kern_return_t result =
+    thread_info((thread_act_t)thread, THREAD_BASIC_INFO, (thread_info_t)&info, &count);
+  if (result != KERN_SUCCESS) return -1;
+  switch (info.run_state) {
+  case TH_STATE_RUNNING:
+    return 1;
+  case TH_STATE_WAITING:
+  case TH_STATE_UNINTERRUPTIBLE:
+  case TH_STATE_STOPPED:
+    return 0;
+  default:
+    return -1;
+  }
+}
+
+#else
+uint64_t tempo_current_thread(void) { return 0; }
+
+int tempo_thread_runs(uint64_t thread) {
+  (void)thread;
+  return -1;
+}
+#endif

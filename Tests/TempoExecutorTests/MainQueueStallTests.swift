@@ -145,11 +145,12 @@ import Testing
 
   func seen(
     waited: Bool = true, queued: Int = 1, started: Int = 0, byAnyTest: Int = 0,
-    behindAnotherTest: Bool = false
+    behindAnotherTest: Bool = false, itsThreadRuns: Bool = false
   ) -> MainQueueObservation {
     MainQueueObservation(
       isWaitedFor: waited, pumpBlocksQueued: queued, pumpBlocksStarted: started,
-      blocksStartedByAnyTest: byAnyTest, isBehindAnotherTest: behindAnotherTest)
+      blocksStartedByAnyTest: byAnyTest, isBehindAnotherTest: behindAnotherTest,
+      drainerRuns: itsThreadRuns)
   }
 
   /// Records `observation` for `looks` looks; answers the number of the look that fired, if any.
@@ -222,6 +223,48 @@ import Testing
     #expect(look(&state, seen(behindAnotherTest: true), looks: 10) == nil)
     // The look that sees the change starts the count; four more fire.
     #expect(look(&state, seen(), looks: 10) == 5)
+  }
+
+  /// The main queue stands still while the thread that drains it could run: the process is
+  /// starved (a ThreadSanitizer run on two loaded cores went more than a second without
+  /// running a block the main queue held, and a test was told its main queue had stalled), or
+  /// the thread is busy with blocks that are not Tempo's. Reported ten times later, for a
+  /// main thread that spins for ever.
+  @Test func aMainQueueWhoseThreadCouldRunFiresTenTimesLater() {
+    var state = MainQueueWatchState<String>(looksToFire: 4)
+    let starved = seen(itsThreadRuns: true)
+    state.add(key, "test", first: starved)
+    #expect(Guesses.mainQueueLooksWhileItsThreadRuns == 10)
+    #expect(look(&state, starved, looks: 100) == 40)
+  }
+
+  /// Behind another test's job, with the thread able to run: both waits, one on the other.
+  @Test func aStarvedMainQueueBehindAnotherTestFiresLaterStill() {
+    var state = MainQueueWatchState<String>(looksToFire: 1)
+    let starved = seen(behindAnotherTest: true, itsThreadRuns: true)
+    state.add(key, "test", first: starved)
+    #expect(look(&state, starved, looks: 100) == 40)
+  }
+
+  /// Only looks in a row that find the thread waiting in the kernel fire at the usual count: a
+  /// look that finds it able to run starts that count again, not the longer one.
+  @Test func aLookThatFindsTheThreadAbleToRunStartsTheBlockedCountAgain() {
+    var state = MainQueueWatchState<String>(looksToFire: 4)
+    state.add(key, "test", first: seen())
+    #expect(look(&state, seen(), looks: 3) == nil)
+    #expect(look(&state, seen(itsThreadRuns: true), looks: 1) == nil)
+    #expect(look(&state, seen(), looks: 10) == 4)
+  }
+
+  /// The longer count is of every look the queue stood still, whatever the thread did.
+  @Test func aThreadThatWaitsAtTimesIsReportedAfterTheLongerCountAtMost() {
+    var state = MainQueueWatchState<String>(looksToFire: 4)
+    state.add(key, "test", first: seen())
+    for look in 1...39 {
+      let observation = seen(itsThreadRuns: look % 3 != 0)
+      #expect(state.record([(key, observation)], afterGap: false).isEmpty)
+    }
+    #expect(look(&state, seen(itsThreadRuns: true), looks: 1) == 1)
   }
 
   @Test func noPumpBlockQueuedNeverFires() {
@@ -434,7 +477,13 @@ import Testing
     let clock = TestClock()
     let reported = DispatchSemaphore(value: 0)
     let ran = Log<String>()
-    let issues = await countingIssues(whenReported: { reported.signal() }) {
+    // The main queue's thread waits in the kernel when the stall is reported: it was read as
+    // blocked, not starved.
+    let issues = await countingIssues(whenReported: {
+      precondition(
+        !MainQueueActivity.drainerRuns, "the blocked main queue's thread reads as running")
+      reported.signal()
+    }) {
       let blocker = Task { @MainActor in
         try? await clock.sleep(for: .seconds(1))
         guard let executor = TestExecutor.ofCurrentTest else {

@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import TempoRuntimeABI
 
 /// The blocks Tempo has started on the main queue so far, of every test: pump blocks and
 /// main-actor jobs. A count that moves means the main queue moves, whoever's work it runs.
@@ -12,6 +13,10 @@ import Synchronization
 @available(TempoTestExecutor 1.0, *)
 enum MainQueueActivity {
   private static let started = Atomic<Int>(0)
+  /// The thread that started the latest of them (``tempo_current_thread``): the one that
+  /// drains the main queue (the main thread, or after `dispatch_main()` on Linux, the worker
+  /// that drains it), 0 before the first.
+  private static let drainer = Atomic<UInt64>(0)
   /// The address of the executor whose work the main queue runs now (a main-actor job of its
   /// test, or its pump block), ``noTest`` for a main-actor job of no test, 0 for none. An
   /// identity only, never read through.
@@ -39,8 +44,21 @@ enum MainQueueActivity {
 
   private static let mainQueue = DispatchQueue.main
 
-  /// A block of Tempo's starts on the main queue.
-  static func blockStarted() { started.add(1, ordering: .relaxed) }
+  /// A block of Tempo's starts on the main queue, on the current thread.
+  static func blockStarted() {
+    started.add(1, ordering: .relaxed)
+    drainer.store(tempo_current_thread(), ordering: .relaxed)
+  }
+
+  /// Whether the thread that drains the main queue could run now: it runs, or is ready to run
+  /// and waits for a core (a busy or starved process), rather than waiting in the kernel (a
+  /// blocked main thread: a semaphore, a lock, a synchronous wait, a nested run loop with
+  /// nothing to do). False when that cannot be read: the watch then counts its looks as it
+  /// always did. Read from the operating system at each look of the main-queue watch, never
+  /// under a lock.
+  static var drainerRuns: Bool {
+    tempo_thread_runs(drainer.load(ordering: .relaxed)) == 1
+  }
 
   /// How many have started so far.
   static var blocksStarted: Int { started.load(ordering: .relaxed) }
@@ -90,21 +108,35 @@ package struct MainQueueObservation: Equatable, Sendable {
   /// long synchronous `@MainActor` test beside it would otherwise be reported as this test's
   /// stall after a second.)
   package var isBehindAnotherTest: Bool
+  /// The thread that drains the main queue could run (``MainQueueActivity/drainerRuns``): it
+  /// is busy, or ready and waiting for a core, not blocked. A main queue that does not move
+  /// while its thread could run is starved or busy with work that is not Tempo's, not stalled:
+  /// such looks count only toward ``Guesses/mainQueueLooksWhileItsThreadRuns`` times as many.
+  /// (Not part of what a look compares with the one before.)
+  package var drainerRuns: Bool
 
   package init(
     isWaitedFor: Bool, pumpBlocksQueued: Int, pumpBlocksStarted: Int,
-    blocksStartedByAnyTest: Int = 0, isBehindAnotherTest: Bool = false
+    blocksStartedByAnyTest: Int = 0, isBehindAnotherTest: Bool = false, drainerRuns: Bool = false
   ) {
     self.isWaitedFor = isWaitedFor
     self.pumpBlocksQueued = pumpBlocksQueued
     self.pumpBlocksStarted = pumpBlocksStarted
     self.blocksStartedByAnyTest = blocksStartedByAnyTest
     self.isBehindAnotherTest = isBehindAnotherTest
+    self.drainerRuns = drainerRuns
   }
 
   /// Whether, as seen now, the main queue holds an advance up: the test waits for quiet, and a
   /// pump block that would run its work waits on the main queue.
   var holdsWaitUp: Bool { isWaitedFor && pumpBlocksQueued > 0 }
+
+  /// What a look compares with the one before: the queue and its waits, not its thread.
+  var ofTheQueue: MainQueueObservation {
+    var queue = self
+    queue.drainerRuns = false
+    return queue
+  }
 }
 
 /// The rules of the main-queue watch, a pure value with no clock, lock or thread: fed what was
@@ -118,7 +150,10 @@ package struct MainQueueObservation: Equatable, Sendable {
 /// reports: a test stuck behind it waits ``Guesses/mainQueueLooksBehindAnotherTest`` times as
 /// many looks before it reports the stall too, so that a parallel suite blames the test that
 /// blocked, and nobody waits for ever. So does a test behind a long main-actor job of a test
-/// that does not use Tempo.)
+/// that does not use Tempo.) Only looks that find the thread draining the main queue waiting
+/// in the kernel count toward `looksToFire`: a thread that could run is starved or busy, not
+/// blocked, and its looks count toward ``Guesses/mainQueueLooksWhileItsThreadRuns`` times as
+/// many.
 ///
 /// ```swift
 /// var state = MainQueueWatchState<String>(looksToFire: 4)
@@ -129,7 +164,10 @@ package struct MainQueueWatchState<Payload> {
   private struct Entry {
     let payload: Payload
     let looksToFire: Int
+    /// Looks in a row the main queue held the wait up, unchanged, whatever its thread did.
     var count: StallCount<MainQueueObservation>
+    /// The last of those looks in a row that found the main queue's thread waiting.
+    var looksItsThreadWaited = 0
   }
 
   /// How many looks in a row the main queue must hold an advance up, unchanged, to be reported.
@@ -151,7 +189,8 @@ package struct MainQueueWatchState<Payload> {
   ) {
     guard entries[key] == nil else { return }
     let looks = looksToFire ?? self.looksToFire
-    entries[key] = Entry(payload: payload, looksToFire: looks, count: StallCount(first: first))
+    entries[key] = Entry(
+      payload: payload, looksToFire: looks, count: StallCount(first: first.ofTheQueue))
   }
 
   /// The tests watched now, to observe outside the lock.
@@ -171,8 +210,10 @@ package struct MainQueueWatchState<Payload> {
   /// Records one look. A test no longer waited for is dropped (it is watched again when an
   /// advance waits next). A test stalls for a look when the main queue holds its wait up and
   /// nothing changed since the previous look; after a gap (the watch itself was held up) none
-  /// does. Answers the tests that stalled for ``looksToFire`` looks, with the count of pump
-  /// blocks started that they stalled at; they are no longer watched.
+  /// does. Answers the tests that stalled for ``looksToFire`` looks in a row with the main
+  /// queue's thread waiting, or for ``Guesses/mainQueueLooksWhileItsThreadRuns`` times as many
+  /// whatever it did, with the count of pump blocks started that they stalled at; they are no
+  /// longer watched.
   package mutating func record(
     _ observations: [(key: ObjectIdentifier, observation: MainQueueObservation)], afterGap: Bool
   ) -> [(payload: Payload, pumpBlocksStarted: Int)] {
@@ -183,11 +224,17 @@ package struct MainQueueWatchState<Payload> {
         entries[key] = nil
         continue
       }
-      entry.count.look(observation, holdsTestUp: observation.holdsWaitUp, afterGap: afterGap)
+      entry.count.look(
+        observation.ofTheQueue, holdsTestUp: observation.holdsWaitUp, afterGap: afterGap)
+      let stalled = entry.count.stalledLooks
+      entry.looksItsThreadWaited =
+        stalled == 0 || observation.drainerRuns ? 0 : entry.looksItsThreadWaited + 1
       let looksToFire =
         observation.isBehindAnotherTest
         ? entry.looksToFire * Guesses.mainQueueLooksBehindAnotherTest : entry.looksToFire
-      if entry.count.stalledLooks >= looksToFire {
+      if entry.looksItsThreadWaited >= looksToFire
+        || stalled >= looksToFire * Guesses.mainQueueLooksWhileItsThreadRuns
+      {
         entries[key] = nil
         fired.append((entry.payload, observation.pumpBlocksStarted))
       } else {

@@ -14,12 +14,14 @@ extension TestExecutor {
 
   /// What the hang watch reads at each look, while a task waits for quiet.
   var mainQueueObservation: MainQueueObservation {
-    lock.withLock {
+    let drainerRuns = MainQueueActivity.drainerRuns
+    return lock.withLock {
       let pumps = state.mainQueuePumpBlocks
       return MainQueueObservation(
         isWaitedFor: state.hasWaiters, pumpBlocksQueued: pumps.queued,
         pumpBlocksStarted: pumps.started, blocksStartedByAnyTest: MainQueueActivity.blocksStarted,
-        isBehindAnotherTest: MainQueueActivity.runsWork(ofAnotherTestThan: self))
+        isBehindAnotherTest: MainQueueActivity.runsWork(ofAnotherTestThan: self),
+        drainerRuns: drainerRuns)
     }
   }
 

@@ -110,6 +110,22 @@ void tempo_task_retain(const void *task);
 /// Lets go of a `task` kept by `tempo_task_retain`: `swift_release`.
 void tempo_task_release(const void *task);
 
+// The operating system's view of a thread: whether it waits in the kernel or could run. The
+// main-queue stall watch reads it for the thread that drains the main queue, to tell a blocked
+// main queue (its thread waits: a semaphore, a lock, a nested run loop idle in the kernel) from
+// a starved one (its thread is runnable, waiting for a core on a loaded machine).
+
+/// The current thread, as `tempo_thread_runs` takes it: its kernel thread ID on Linux (cached
+/// in a thread-local after the first call), its Mach port on Darwin, 0 elsewhere.
+uint64_t tempo_current_thread(void);
+
+/// Whether `thread` (from `tempo_current_thread`) could run now: 1 when it runs or is ready to
+/// run (Linux `R`, Darwin `TH_STATE_RUNNING`), 0 when it waits in the kernel (Linux `S`, `D`,
+/// `T`, `t`; Darwin waiting, uninterruptible or stopped), -1 when that cannot be read (the
+/// thread has ended, or the platform has no such reading). Linux reads the state field of
+/// `/proc/self/task/<thread>/stat`; Darwin calls `thread_info(THREAD_BASIC_INFO)`.
+int tempo_thread_runs(uint64_t thread);
+
 #if __has_feature(nullability)
 #pragma clang assume_nonnull end
 #endif
