@@ -166,7 +166,7 @@ package struct MainQueueWatchState<Payload> {
     let looksToFire: Int
     /// Looks in a row the main queue held the wait up, unchanged, whatever its thread did.
     var count: StallCount<MainQueueObservation>
-    /// The last of those looks in a row that found the main queue's thread waiting.
+    /// How many of the latest of those looks, in a row, found the main queue's thread waiting.
     var looksItsThreadWaited = 0
   }
 
