@@ -448,7 +448,14 @@ package final class HangWatch: @unchecked Sendable {
       }
       return (key: source.key, observation: observation)
     }
-    let queues = executors.map { (key: $0.key, observation: $0.payload.mainQueueObservation) }
+    // The main queue's thread, read from the operating system once a look, and only when a
+    // main queue is watched: a file read on Linux, never on the path of a wait.
+    let drainerRuns = !executors.isEmpty && MainQueueActivity.drainerRuns
+    let queues = executors.map { executor in
+      var observation = executor.payload.mainQueueObservation
+      observation.drainerRuns = drainerRuns
+      return (key: executor.key, observation: observation)
+    }
     let (fired, firedSources, stalled, goOn) = lock.withLock {
       let fired = state.record(observations, afterGap: afterGap)
       let firedSources = work.record(sourceObservations, afterGap: afterGap)

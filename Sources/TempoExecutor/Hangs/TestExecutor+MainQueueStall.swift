@@ -12,16 +12,16 @@ extension TestExecutor {
   /// ``mainQueueStalled(since:)``).
   var isMainQueueStalled: Bool { lock.withLock { state.isMainQueueStalled } }
 
-  /// What the hang watch reads at each look, while a task waits for quiet.
+  /// What the hang watch reads at each look, while a task waits for quiet. (Whether the main
+  /// queue's thread could run is the watch's to read, once a look: not here, which a wait reads
+  /// too, as the watch begins.)
   var mainQueueObservation: MainQueueObservation {
-    let drainerRuns = MainQueueActivity.drainerRuns
-    return lock.withLock {
+    lock.withLock {
       let pumps = state.mainQueuePumpBlocks
       return MainQueueObservation(
         isWaitedFor: state.hasWaiters, pumpBlocksQueued: pumps.queued,
         pumpBlocksStarted: pumps.started, blocksStartedByAnyTest: MainQueueActivity.blocksStarted,
-        isBehindAnotherTest: MainQueueActivity.runsWork(ofAnotherTestThan: self),
-        drainerRuns: drainerRuns)
+        isBehindAnotherTest: MainQueueActivity.runsWork(ofAnotherTestThan: self))
     }
   }
 
