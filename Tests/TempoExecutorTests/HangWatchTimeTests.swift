@@ -22,11 +22,14 @@ import Testing
     return (time, watchBlockedSleep(by: watch))
   }
 
-  /// A hang watch with the guesses' own period and looks, timed by `time`.
-  private func hangWatch(timedBy time: ManualTime) -> HangWatch {
+  /// A hang watch with the guesses' own period and looks, timed by `time`, which reads the main
+  /// queue's thread as able to run if `mainQueueThreadRuns`.
+  private func hangWatch(
+    timedBy time: ManualTime, mainQueueThreadRuns: Bool = false
+  ) -> HangWatch {
     HangWatch(
       looksToFire: Guesses.hangLooksToFire, periodMilliseconds: Guesses.hangLookPeriodMilliseconds,
-      time: time)
+      time: time, mainQueueThreadRuns: { mainQueueThreadRuns })
   }
 
   /// A hang watch timed by a clock the test moves, following a source whose work is pending for
@@ -125,6 +128,31 @@ import Testing
     await waiting.end()
   }
 
+  /// A main queue that holds an advance up, its pump block not starting, while the thread that
+  /// drains it waits in the kernel (blocked) is reported at the fourth look after the watch
+  /// began: a second on this clock.
+  @Test func aMainQueueWhoseThreadIsBlockedIsReportedAfterASecond() {
+    let time = ManualTime()
+    let queue = HeldMainQueue()
+    hangWatch(timedBy: time).watchMainQueue(of: queue)
+    time.advance(byMilliseconds: 999)
+    #expect(queue.stalls.withLock { $0 } == [], "reported before the fourth look")
+    time.advance(byMilliseconds: 1)
+    #expect(queue.stalls.withLock { $0 } == [0])
+  }
+
+  /// The same main queue while its thread could run (starved of a core on a loaded machine, or
+  /// busy with work that is not Tempo's) is reported only at the fortieth look: ten seconds.
+  @Test func aMainQueueWhoseThreadCouldRunIsReportedTenTimesLater() {
+    let time = ManualTime()
+    let queue = HeldMainQueue()
+    hangWatch(timedBy: time, mainQueueThreadRuns: true).watchMainQueue(of: queue)
+    time.advance(byMilliseconds: 9_999)
+    #expect(queue.stalls.withLock { $0 } == [], "reported before the fortieth look")
+    time.advance(byMilliseconds: 1)
+    #expect(queue.stalls.withLock { $0 } == [0])
+  }
+
   /// Pending work that moves (the source ran an action since the last look) holds nothing up:
   /// the count starts again from the look that sees it move.
   @Test func pendingWorkThatMovesStartsTheCountAgain() async {
@@ -141,6 +169,18 @@ import Testing
     await waiting.end()
   }
 
+}
+
+/// A test whose pump block waits on a main queue that never runs it, while an advance waits, as
+/// the hang watch reads one: records the stalls reported, by the count of blocks started.
+private final class HeldMainQueue: MainQueueWatched {
+  let stalls = LockedBox<[Int]>([])
+
+  var mainQueueObservation: MainQueueObservation {
+    MainQueueObservation(isWaitedFor: true, pumpBlocksQueued: 1, pumpBlocksStarted: 0)
+  }
+
+  func mainQueueStalled(since started: Int) { stalls.withLock { $0.append(started) } }
 }
 
 /// A time source with work pending that nothing advances, as the hang watch reads one: its

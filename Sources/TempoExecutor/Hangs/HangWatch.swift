@@ -196,7 +196,7 @@ package final class HangWatch: @unchecked Sendable {
   /// Watches of pending work that tests with a deferred executor asked for, followed from the
   /// next look on (``request(_:of:)``).
   private var requested: [WatchRequest] = []
-  private var mainQueue: MainQueueWatchState<TestExecutor>
+  private var mainQueue: MainQueueWatchState<any MainQueueWatched>
   private var isLooking = false
   /// When the last look ended and scheduled the next (or the first was scheduled): the gap
   /// before a look is counted from here.
@@ -204,6 +204,10 @@ package final class HangWatch: @unchecked Sendable {
   private let queue = DispatchQueue(label: "Tempo hang watch")
   /// The real time the looks are timed by: the system's, but in Tempo's own tests.
   private let time: any WallTime
+  /// Whether the thread that drains the main queue could run, read once a look while a main
+  /// queue is watched: the operating system's answer (``MainQueueActivity/drainerRuns``), but
+  /// in Tempo's own tests.
+  private let mainQueueThreadRuns: @Sendable () -> Bool
   /// How many looks in a row a sleep must hold its test up to be reported.
   let looksToFire: Int
   let periodNanoseconds: UInt64
@@ -213,9 +217,14 @@ package final class HangWatch: @unchecked Sendable {
     looksToFire: Guesses.hangLooksToFire, periodMilliseconds: Guesses.hangLookPeriodMilliseconds)
 
   /// A watch that looks every `periodMilliseconds` of `time`, and reports a sleep that held its
-  /// test up for `looksToFire` looks in a row.
-  init(looksToFire: Int, periodMilliseconds: Int, time: any WallTime = RealTime.system) {
+  /// test up for `looksToFire` looks in a row. It reads whether the main queue's thread could
+  /// run through `mainQueueThreadRuns`.
+  init(
+    looksToFire: Int, periodMilliseconds: Int, time: any WallTime = RealTime.system,
+    mainQueueThreadRuns: @escaping @Sendable () -> Bool = { MainQueueActivity.drainerRuns }
+  ) {
     self.time = time
+    self.mainQueueThreadRuns = mainQueueThreadRuns
     lastLook = time.nanoseconds
     state = HangWatchState(looksToFire: looksToFire)
     work = HangWatchState(looksToFire: looksToFire + Guesses.hangWorkLooksBeyondSleeps)
@@ -273,7 +282,7 @@ package final class HangWatch: @unchecked Sendable {
   /// Starts following `executor`, whose pumps run on the main queue, while a task waits for it
   /// to go quiet; it is dropped at the first look that finds no task waiting. `looksToFire`, if
   /// given, replaces ``looksToFire`` for it.
-  func watchMainQueue(of executor: TestExecutor, looksToFire: Int? = nil) {
+  func watchMainQueue(of executor: any MainQueueWatched, looksToFire: Int? = nil) {
     let first = executor.mainQueueObservation
     let startLooking = lock.withLock {
       mainQueue.add(ObjectIdentifier(executor), executor, first: first, looksToFire: looksToFire)
@@ -450,7 +459,7 @@ package final class HangWatch: @unchecked Sendable {
     }
     // The main queue's thread, read from the operating system once a look, and only when a
     // main queue is watched: a file read on Linux, never on the path of a wait.
-    let drainerRuns = !executors.isEmpty && MainQueueActivity.drainerRuns
+    let drainerRuns = !executors.isEmpty && mainQueueThreadRuns()
     let queues = executors.map { executor in
       var observation = executor.payload.mainQueueObservation
       observation.drainerRuns = drainerRuns

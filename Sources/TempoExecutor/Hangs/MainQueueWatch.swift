@@ -88,6 +88,24 @@ enum MainQueueActivity {
   }
 }
 
+/// What the hang watch follows on the main queue: a test executor whose pumps run there (a
+/// stand-in in Tempo's own tests of the watch).
+///
+/// ```swift
+/// HangWatch.shared.watchMainQueue(of: executor)   // a `TestExecutor`
+/// ```
+@available(TempoTestExecutor 1.0, *)
+protocol MainQueueWatched: AnyObject, Sendable {
+  /// What the watch reads of it at each look.
+  var mainQueueObservation: MainQueueObservation { get }
+  /// The watch found its pump blocks held on the main queue, none started since the
+  /// `started`-th, for as many looks as it takes to report a stall.
+  func mainQueueStalled(since started: Int)
+}
+
+@available(TempoTestExecutor 1.0, *)
+extension TestExecutor: MainQueueWatched {}
+
 /// What the hang watch sees, at one look, of a test whose pumps run on the main queue.
 package struct MainQueueObservation: Equatable, Sendable {
   /// A task of the test is suspended until its work is quiet (an advance waits).
