@@ -205,8 +205,8 @@ package final class HangWatch: @unchecked Sendable {
   /// The real time the looks are timed by: the system's, but in Tempo's own tests.
   private let time: any WallTime
   /// Whether the thread that drains the main queue could run, read once a look while a main
-  /// queue is watched: the operating system's answer (``MainQueueActivity/drainerRuns``), but
-  /// in Tempo's own tests.
+  /// queue is watched: the operating system's answer (``MainQueueActivity/drainerRuns``), or in
+  /// Tempo's own tests the one they hand in.
   private let mainQueueThreadRuns: @Sendable () -> Bool
   /// How many looks in a row a sleep must hold its test up to be reported.
   let looksToFire: Int
