@@ -145,21 +145,22 @@ import Testing
 
   func seen(
     waited: Bool = true, queued: Int = 1, started: Int = 0, byAnyTest: Int = 0,
-    behindAnotherTest: Bool = false, itsThreadRuns: Bool = false
+    behindAnotherTest: Bool = false
   ) -> MainQueueObservation {
     MainQueueObservation(
       isWaitedFor: waited, pumpBlocksQueued: queued, pumpBlocksStarted: started,
-      blocksStartedByAnyTest: byAnyTest, isBehindAnotherTest: behindAnotherTest,
-      drainerRuns: itsThreadRuns)
+      blocksStartedByAnyTest: byAnyTest, isBehindAnotherTest: behindAnotherTest)
   }
 
-  /// Records `observation` for `looks` looks; answers the number of the look that fired, if any.
+  /// Records `observation` for `looks` looks, the main queue's thread able to run if
+  /// `threadRuns`; answers the number of the look that fired, if any.
   func look(
     _ state: inout MainQueueWatchState<String>, _ observation: MainQueueObservation, looks: Int,
-    afterGapAt gap: Int? = nil
+    afterGapAt gap: Int? = nil, threadRuns: Bool = false
   ) -> Int? {
     for number in 1...looks {
-      let fired = state.record([(key, observation)], afterGap: number == gap)
+      let fired = state.record(
+        [(key, observation)], afterGap: number == gap, threadRuns: threadRuns)
       if !fired.isEmpty { return number }
     }
     return nil
@@ -232,18 +233,17 @@ import Testing
   /// main thread that spins for ever.
   @Test func aMainQueueWhoseThreadCouldRunFiresTenTimesLater() {
     var state = MainQueueWatchState<String>(looksToFire: 4)
-    let starved = seen(itsThreadRuns: true)
-    state.add(key, "test", first: starved)
+    state.add(key, "test", first: seen())
     #expect(Guesses.mainQueueLooksWhileItsThreadRuns == 10)
-    #expect(look(&state, starved, looks: 100) == 40)
+    #expect(look(&state, seen(), looks: 100, threadRuns: true) == 40)
   }
 
   /// Behind another test's job, with the thread able to run: both waits, one on the other.
   @Test func aStarvedMainQueueBehindAnotherTestFiresLaterStill() {
     var state = MainQueueWatchState<String>(looksToFire: 1)
-    let starved = seen(behindAnotherTest: true, itsThreadRuns: true)
-    state.add(key, "test", first: starved)
-    #expect(look(&state, starved, looks: 100) == 40)
+    let behind = seen(behindAnotherTest: true)
+    state.add(key, "test", first: behind)
+    #expect(look(&state, behind, looks: 100, threadRuns: true) == 40)
   }
 
   /// Only looks in a row that find the thread waiting in the kernel fire at the usual count: a
@@ -252,7 +252,7 @@ import Testing
     var state = MainQueueWatchState<String>(looksToFire: 4)
     state.add(key, "test", first: seen())
     #expect(look(&state, seen(), looks: 3) == nil)
-    #expect(look(&state, seen(itsThreadRuns: true), looks: 1) == nil)
+    #expect(look(&state, seen(), looks: 1, threadRuns: true) == nil)
     #expect(look(&state, seen(), looks: 10) == 4)
   }
 
@@ -261,10 +261,10 @@ import Testing
     var state = MainQueueWatchState<String>(looksToFire: 4)
     state.add(key, "test", first: seen())
     for look in 1...39 {
-      let observation = seen(itsThreadRuns: look % 3 != 0)
-      #expect(state.record([(key, observation)], afterGap: false).isEmpty)
+      let fired = state.record([(key, seen())], afterGap: false, threadRuns: look % 3 != 0)
+      #expect(fired.isEmpty)
     }
-    #expect(look(&state, seen(itsThreadRuns: true), looks: 1) == 1)
+    #expect(look(&state, seen(), looks: 1, threadRuns: true) == 1)
   }
 
   @Test func noPumpBlockQueuedNeverFires() {

@@ -457,19 +457,15 @@ package final class HangWatch: @unchecked Sendable {
       }
       return (key: source.key, observation: observation)
     }
+    let queues = executors.map { (key: $0.key, observation: $0.payload.mainQueueObservation) }
     // The main queue's thread, read from the operating system once a look, and only when a
     // main queue is watched: a file read on Linux, never on the path of a wait.
-    let drainerRuns = !executors.isEmpty && mainQueueThreadRuns()
-    let queues = executors.map { executor in
-      var observation = executor.payload.mainQueueObservation
-      observation.drainerRuns = drainerRuns
-      return (key: executor.key, observation: observation)
-    }
+    let threadRuns = !executors.isEmpty && mainQueueThreadRuns()
     let (fired, firedSources, stalled, goOn) = lock.withLock {
       let fired = state.record(observations, afterGap: afterGap)
       let firedSources = work.record(sourceObservations, afterGap: afterGap)
       forgetSources(of: sources)
-      let stalled = mainQueue.record(queues, afterGap: afterGap)
+      let stalled = mainQueue.record(queues, afterGap: afterGap, threadRuns: threadRuns)
       isLooking = !state.isEmpty || !work.isEmpty || !mainQueue.isEmpty || !requested.isEmpty
       return (fired, firedSources, stalled, isLooking)
     }

@@ -126,35 +126,21 @@ package struct MainQueueObservation: Equatable, Sendable {
   /// long synchronous `@MainActor` test beside it would otherwise be reported as this test's
   /// stall after a second.)
   package var isBehindAnotherTest: Bool
-  /// The thread that drains the main queue could run (``MainQueueActivity/drainerRuns``): it
-  /// is busy, or ready and waiting for a core, not blocked. A main queue that does not move
-  /// while its thread could run is starved or busy with work that is not Tempo's, not stalled:
-  /// such looks count only toward ``Guesses/mainQueueLooksWhileItsThreadRuns`` times as many.
-  /// (Not part of what a look compares with the one before.)
-  package var drainerRuns: Bool
 
   package init(
     isWaitedFor: Bool, pumpBlocksQueued: Int, pumpBlocksStarted: Int,
-    blocksStartedByAnyTest: Int = 0, isBehindAnotherTest: Bool = false, drainerRuns: Bool = false
+    blocksStartedByAnyTest: Int = 0, isBehindAnotherTest: Bool = false
   ) {
     self.isWaitedFor = isWaitedFor
     self.pumpBlocksQueued = pumpBlocksQueued
     self.pumpBlocksStarted = pumpBlocksStarted
     self.blocksStartedByAnyTest = blocksStartedByAnyTest
     self.isBehindAnotherTest = isBehindAnotherTest
-    self.drainerRuns = drainerRuns
   }
 
   /// Whether, as seen now, the main queue holds an advance up: the test waits for quiet, and a
   /// pump block that would run its work waits on the main queue.
   var holdsWaitUp: Bool { isWaitedFor && pumpBlocksQueued > 0 }
-
-  /// What a look compares with the one before: the queue and its waits, not its thread.
-  var ofTheQueue: MainQueueObservation {
-    var queue = self
-    queue.drainerRuns = false
-    return queue
-  }
 }
 
 /// The rules of the main-queue watch, a pure value with no clock, lock or thread: fed what was
@@ -208,7 +194,7 @@ package struct MainQueueWatchState<Payload> {
     guard entries[key] == nil else { return }
     let looks = looksToFire ?? self.looksToFire
     entries[key] = Entry(
-      payload: payload, looksToFire: looks, count: StallCount(first: first.ofTheQueue))
+      payload: payload, looksToFire: looks, count: StallCount(first: first))
   }
 
   /// The tests watched now, to observe outside the lock.
@@ -231,9 +217,12 @@ package struct MainQueueWatchState<Payload> {
   /// does. Answers the tests that stalled for ``looksToFire`` looks in a row with the main
   /// queue's thread waiting, or for ``Guesses/mainQueueLooksWhileItsThreadRuns`` times as many
   /// whatever it did, with the count of pump blocks started that they stalled at; they are no
-  /// longer watched.
+  /// longer watched. `threadRuns` is what the look read of the main queue's one thread
+  /// (``MainQueueActivity/drainerRuns``): it could run (busy, or starved of a core), not
+  /// blocked.
   package mutating func record(
-    _ observations: [(key: ObjectIdentifier, observation: MainQueueObservation)], afterGap: Bool
+    _ observations: [(key: ObjectIdentifier, observation: MainQueueObservation)], afterGap: Bool,
+    threadRuns: Bool = false
   ) -> [(payload: Payload, pumpBlocksStarted: Int)] {
     var fired: [(payload: Payload, pumpBlocksStarted: Int)] = []
     for (key, observation) in observations {
@@ -242,11 +231,9 @@ package struct MainQueueWatchState<Payload> {
         entries[key] = nil
         continue
       }
-      entry.count.look(
-        observation.ofTheQueue, holdsTestUp: observation.holdsWaitUp, afterGap: afterGap)
+      entry.count.look(observation, holdsTestUp: observation.holdsWaitUp, afterGap: afterGap)
       let stalled = entry.count.stalledLooks
-      entry.looksItsThreadWaited =
-        stalled == 0 || observation.drainerRuns ? 0 : entry.looksItsThreadWaited + 1
+      entry.looksItsThreadWaited = stalled == 0 || threadRuns ? 0 : entry.looksItsThreadWaited + 1
       let looksToFire =
         observation.isBehindAnotherTest
         ? entry.looksToFire * Guesses.mainQueueLooksBehindAnotherTest : entry.looksToFire
